@@ -1,0 +1,36 @@
+// First embedded start: load the demo tenant and mint a demo API key. The key's plaintext is kept only in
+// a file beside the embedded data (owner-readable), so that later starts can print it again.
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { importDocumentSchema } from '../import/document.schema.ts';
+import { importDocument } from '../import/importer.ts';
+import type { SecretCipher } from '../modules/deployments/secret-cipher.ts';
+import { ApiKeySchema } from '../modules/tenancy/api-key.entity.ts';
+import { issueApiKey } from '../modules/tenancy/api-key.service.ts';
+import { TenantSchema } from '../modules/tenancy/tenant.entity.ts';
+import { buildDemoDocument, DEMO_TENANT_ID } from './demo-dataset.ts';
+
+export const DEMO_KEY_FILE = 'demo-api-key';
+
+export type DemoKey = { key: string } | { revokedPrefix: string };
+
+export async function ensureDemoData(orm: MikroORM, cipher: SecretCipher, dataDir: string): Promise<DemoKey> {
+  const em = orm.em.fork();
+  if (!(await em.findOne(TenantSchema, { id: DEMO_TENANT_ID }))) {
+    await importDocument(em, importDocumentSchema.parse(buildDemoDocument()), cipher);
+  }
+  const keyFile = path.join(dataDir, DEMO_KEY_FILE);
+  let key = existsSync(keyFile) ? (await fs.readFile(keyFile, 'utf8')).trim() : undefined;
+  if (key) {
+    const stored = await em.getRepository(ApiKeySchema).findByPresentedKey(key);
+    if (!stored) key = undefined; // the database was replaced: issue a new key below
+    else if (stored.revokedAt) return { revokedPrefix: stored.prefix };
+  }
+  if (!key) {
+    ({ key } = await issueApiKey(em, { tenantIds: [DEMO_TENANT_ID], name: 'demo', mayReadSecrets: true }));
+    await fs.writeFile(keyFile, `${key}\n`, { mode: 0o600 });
+  }
+  return { key };
+}

@@ -1,0 +1,26 @@
+// npm run db:migrate            apply pending migrations (for deployments with MIGRATE_ON_START=false)
+// npm run db:migration:create   generate a migration from the difference between entities and snapshot
+import { loadConfig } from '../config.ts';
+import { migrate, openDatabase } from '../db/database.ts';
+import { runCli } from './run-cli.ts';
+
+await runCli(async (args) => {
+  const command = args[0] ?? 'up';
+  const database = await openDatabase(loadConfig(), { migrate: false });
+  try {
+    if (command === 'up') {
+      const applied = await migrate(database.orm);
+      console.log(applied.length ? `Applied ${applied.join(', ')}` : 'No pending migrations.');
+    } else if (command === 'create') {
+      const result = await database.orm.migrator.create(undefined, false, false, args[1]);
+      console.log(result.fileName ? `Created migrations/${result.fileName}` : 'No schema changes: nothing to generate.');
+    } else if (command === 'pending') {
+      const pending = await database.orm.migrator.getPending();
+      console.log(pending.length ? pending.map((m) => m.name).join('\n') : 'No pending migrations.');
+    } else {
+      throw new Error(`unknown command "${command}" (use up, create [name] or pending)`);
+    }
+  } finally {
+    await database.close();
+  }
+});

@@ -1,0 +1,103 @@
+// Environment, parsed and validated once. Everything else receives a typed Config and never reads
+// process.env itself, so a bad value is reported at start-up, not on the first request that needs it.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface Config {
+  port: number;
+  host: string;
+  /** External PostgreSQL; when absent an embedded PostgreSQL is started under `dataDir`. */
+  databaseUrl: string | undefined;
+  /** Where the embedded PostgreSQL, its generated secrets key and the demo API key live. */
+  dataDir: string;
+  /** 32-byte AES-256-GCM key for secret values; generated and kept in `dataDir` in embedded mode. */
+  secretsKey: Buffer | undefined;
+  migrateOnStart: boolean;
+  seedDemoData: boolean;
+  /** Port for the embedded PostgreSQL; 0 picks a free one at every start. */
+  embeddedPostgresPort: number;
+}
+
+/** One line, naming the variable, for the operator who set it. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(variable: string, problem: string) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function parsePort(env: Env, name: string, fallback: number, allowZero = false): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const min = allowZero ? 0 : 1;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > 65535) {
+    throw new ConfigError(name, `must be an integer from ${min} to 65535 (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+const TRUE = new Set(['1', 'true', 'yes', 'on']);
+const FALSE = new Set(['0', 'false', 'no', 'off']);
+
+function parseBoolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const lower = raw.toLowerCase();
+  if (TRUE.has(lower)) return true;
+  if (FALSE.has(lower)) return false;
+  throw new ConfigError(name, `must be true or false (got "${raw}")`);
+}
+
+function parseDatabaseUrl(env: Env, name: string): string | undefined {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a URL such as postgres://user:password@host:5432/dbname');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(name, `must use the postgres:// scheme (got "${url.protocol}//")`);
+  }
+  if (url.pathname.length <= 1) throw new ConfigError(name, 'must name a database (postgres://host/dbname)');
+  return raw;
+}
+
+/** Accepts 32 bytes as base64 (44 characters) or hex (64 characters). */
+export function parseSecretsKey(raw: string, name = 'SECRETS_KEY'): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32 || (!/^[0-9a-fA-F]{64}$/.test(raw) && key.toString('base64') !== raw)) {
+    throw new ConfigError(name, 'must be 32 bytes, base64 (44 characters) or hex (64 characters); generate one with `openssl rand -base64 32`');
+  }
+  return key;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const databaseUrl = parseDatabaseUrl(env, 'DATABASE_URL');
+  const rawKey = read(env, 'SECRETS_KEY');
+  const secretsKey = rawKey === undefined ? undefined : parseSecretsKey(rawKey);
+  if (databaseUrl !== undefined && secretsKey === undefined) {
+    // Without it, secrets written by one instance could not be read by the next; never invent one silently.
+    throw new ConfigError('SECRETS_KEY', 'is required when DATABASE_URL is set (generate one with `openssl rand -base64 32`)');
+  }
+  return {
+    port: parsePort(env, 'PORT', 4000),
+    host: read(env, 'HOST') ?? '127.0.0.1',
+    databaseUrl,
+    dataDir: path.resolve(PROJECT_ROOT, read(env, 'DATA_DIR') ?? '.data'),
+    secretsKey,
+    migrateOnStart: parseBoolean(env, 'MIGRATE_ON_START', true),
+    seedDemoData: parseBoolean(env, 'SEED_DEMO_DATA', true),
+    embeddedPostgresPort: parsePort(env, 'EMBEDDED_PG_PORT', 0, true),
+  };
+}

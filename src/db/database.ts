@@ -1,0 +1,67 @@
+// Where the data lives: DATABASE_URL when set (never touching the embedded server), otherwise the
+// embedded PostgreSQL under DATA_DIR. Opens the ORM and applies pending migrations when asked to.
+import { MikroORM } from '@mikro-orm/postgresql';
+import path from 'node:path';
+import pg from 'pg';
+import type { Config } from '../config.ts';
+import { startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres.ts';
+import { createOrmConfig } from './orm-config.ts';
+
+export const EMBEDDED_DATABASE_NAME = 'deployments';
+
+export interface Database {
+  orm: MikroORM;
+  mode: 'embedded' | 'external';
+  close(): Promise<void>;
+}
+
+export async function createDatabaseIfMissing(maintenanceUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: maintenanceUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (rowCount === 0) await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function startEmbeddedDatabase(config: Config): Promise<{ server: RunningPostgres; clientUrl: string }> {
+  const server = await startEmbeddedPostgres({
+    clusterDir: path.join(config.dataDir, 'postgres'),
+    port: config.embeddedPostgresPort,
+  });
+  await createDatabaseIfMissing(server.databaseUrl('postgres'), EMBEDDED_DATABASE_NAME);
+  return { server, clientUrl: server.databaseUrl(EMBEDDED_DATABASE_NAME) };
+}
+
+/** Applies every pending migration; returns the names it applied. */
+export async function migrate(orm: MikroORM): Promise<string[]> {
+  const applied = await orm.migrator.up();
+  return applied.map((migration) => migration.name);
+}
+
+export async function openDatabase(config: Config, options: { migrate: boolean }): Promise<Database> {
+  let embedded: RunningPostgres | undefined;
+  let clientUrl = config.databaseUrl;
+  if (clientUrl === undefined) {
+    const started = await startEmbeddedDatabase(config);
+    embedded = started.server;
+    clientUrl = started.clientUrl;
+  }
+  try {
+    const orm = await MikroORM.init(createOrmConfig({ clientUrl }));
+    if (options.migrate) await migrate(orm);
+    return {
+      orm,
+      mode: embedded ? 'embedded' : 'external',
+      async close() {
+        await orm.close();
+        await embedded?.stop();
+      },
+    };
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,39 @@
+// The one MikroORM configuration, shared by the server, the CLIs and the tests.
+import { defineConfig, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../config.ts';
+import { entities } from './entities.ts';
+
+export const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'migrations');
+
+export interface OrmConfigOptions {
+  clientUrl: string;
+  /** Log every SQL statement (off by default; statements may carry data). */
+  debug?: boolean;
+  poolMax?: number;
+}
+
+export function createOrmConfig({ clientUrl, debug = false, poolMax = 10 }: OrmConfigOptions): Options {
+  return defineConfig({
+    clientUrl,
+    entities,
+    extensions: [Migrator],
+    debug,
+    pool: { min: 0, max: poolMax },
+    // Entities are defined with defineEntity: no reflection, no folder scanning.
+    discovery: { warnWhenNoEntities: true },
+    // A request works on its own fork; the global EntityManager must never collect state.
+    allowGlobalContext: false,
+    migrations: {
+      path: MIGRATIONS_DIR,
+      pathTs: MIGRATIONS_DIR,
+      emit: 'ts',
+      glob: '!(*.d).ts',
+      // Applying migrations must not write into the source tree; only `migration:create` updates the snapshot.
+      snapshotOnMigrate: false,
+      snapshotName: '.snapshot',
+      silent: true,
+    },
+  });
+}

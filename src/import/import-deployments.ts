@@ -1,0 +1,107 @@
+// Deployments of an import document, with their secrets (encrypted here, before anything is written),
+// secret references, tag links and revisions. See importer.ts for the rules.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { TenantSchema } from '../modules/tenancy/tenant.entity.ts';
+import { DeploymentSchema, type Deployment } from '../modules/deployments/deployment.entity.ts';
+import { RevisionSchema } from '../modules/deployments/revision.entity.ts';
+import { SecretSchema, type Secret } from '../modules/deployments/secret.entity.ts';
+import { SecretReferenceSchema } from '../modules/deployments/secret-reference.entity.ts';
+import { TagValueSchema, type TagValue } from '../modules/deployments/tag.entity.ts';
+import { deploymentColumnsFromRecord } from '../modules/deployments/deployment-record.ts';
+import { deploymentRecordSchema, type DeploymentRecordInput } from '../modules/deployments/deployment-record.schema.ts';
+import type { SecretCipher } from '../modules/deployments/secret-cipher.ts';
+import { withDeclaredKeys } from '../modules/common/legacy-json.ts';
+import type { ImportDocument, ImportedDeployment } from './document.schema.ts';
+import { ImportError } from './parse-document.ts';
+import { ACROSS_TENANTS, assertSameTenant } from './import-rules.ts';
+
+async function resolveTagValues(em: EntityManager, doc: ImportDocument, declared: Map<string, TagValue>) {
+  const undeclared = [...new Set(doc.deployments.flatMap((d) => d.tag_value_ids).filter((id) => !declared.has(id)))];
+  const stored = await em.find(TagValueSchema, { id: { $in: undeclared } }, ACROSS_TENANTS);
+  const all = new Map([...stored.map((v): [string, TagValue] => [v.id, v]), ...declared]);
+  return (deployment: ImportedDeployment, index: number): TagValue[] =>
+    deployment.tag_value_ids.map((id, j) => {
+      const value = all.get(id);
+      if (!value || value.tenant.id !== deployment.tenant_id) {
+        throw new ImportError(`deployments[${index}].tag_value_ids[${j}]`, `tag value ${id} does not exist in tenant ${deployment.tenant_id}`);
+      }
+      return value;
+    });
+}
+
+function decryptsTo(cipher: SecretCipher, secret: Secret, value: string): boolean {
+  try {
+    return cipher.decrypt(secret.valueCiphertext, { deploymentId: secret.deployment.id, name: secret.name }) === value;
+  } catch {
+    return false; // unreadable with the current key: replace it
+  }
+}
+
+function importSecrets(em: EntityManager, deployment: Deployment, input: ImportedDeployment, cipher: SecretCipher): void {
+  const current = new Map(deployment.secrets.getItems().map((s) => [s.name, s]));
+  (input.secrets ?? []).forEach(({ name, value }, position) => {
+    const row = current.get(name);
+    current.delete(name);
+    const slot = { deploymentId: deployment.id, name };
+    if (!row) {
+      em.create(SecretSchema, { tenant: deployment.tenant, deployment, name, position, valueCiphertext: cipher.encrypt(value, slot) });
+      return;
+    }
+    if (row.position !== position) row.position = position;
+    if (!decryptsTo(cipher, row, value)) row.valueCiphertext = cipher.encrypt(value, slot);
+  });
+  for (const gone of current.values()) em.remove(gone);
+
+  const references = new Map(deployment.secretReferences.getItems().map((r) => [r.name, r]));
+  (input.secret_references ?? []).forEach((ref, position) => {
+    const fields = { secretName: ref.secret_name, secretKey: ref.secret_key, position };
+    const row = references.get(ref.name);
+    references.delete(ref.name);
+    if (row) em.assign(row, fields);
+    else em.create(SecretReferenceSchema, { tenant: deployment.tenant, deployment, name: ref.name, ...fields });
+  });
+  for (const gone of references.values()) em.remove(gone);
+}
+
+async function importRevisions(em: EntityManager, doc: ImportDocument, deployments: Map<string, Deployment>): Promise<void> {
+  const ids = doc.deployments.flatMap((d) => d.revisions.map((r) => r.id));
+  const existing = new Map((await em.find(RevisionSchema, { id: { $in: ids } }, ACROSS_TENANTS)).map((r) => [r.id, r]));
+  doc.deployments.forEach((input, i) => {
+    const deployment = deployments.get(input.id)!;
+    input.revisions.forEach((revision, j) => {
+      const row = existing.get(revision.id);
+      if (row && row.deployment.id !== input.id) {
+        throw new ImportError(`deployments[${i}].revisions[${j}].id`, `revision already belongs to deployment ${row.deployment.id}`);
+      }
+      const fields = { status: revision.status, createdAt: revision.created_at };
+      if (row) em.assign(row, fields);
+      else em.create(RevisionSchema, { id: revision.id, tenant: deployment.tenant, deployment, ...fields });
+    });
+  });
+}
+
+export async function importDeployments(
+  em: EntityManager, doc: ImportDocument, declaredTagValues: Map<string, TagValue>, cipher: SecretCipher,
+): Promise<void> {
+  const existing = new Map((await em.find(DeploymentSchema, { id: { $in: doc.deployments.map((d) => d.id) } }, {
+    ...ACROSS_TENANTS,
+    populate: ['secrets', 'secretReferences', 'tagValues'],
+  })).map((d) => [d.id, d]));
+  const tagValuesOf = await resolveTagValues(em, doc, declaredTagValues);
+  const imported = new Map<string, Deployment>();
+
+  doc.deployments.forEach((input, i) => {
+    const row = existing.get(input.id);
+    assertSameTenant(row, input.tenant_id, `deployments[${i}].id`);
+    // Every declared key, absent ones as null, so a field dropped from the document is cleared, not kept.
+    const columns = deploymentColumnsFromRecord(withDeclaredKeys(deploymentRecordSchema, input) as DeploymentRecordInput);
+    const deployment = row
+      ? em.assign(row, columns)
+      : em.create(DeploymentSchema, { id: input.id, tenant: em.getReference(TenantSchema, input.tenant_id), remoteReconciled: false, ...columns });
+    if (deployment.remoteReconciled !== input.remote_reconciled) deployment.remoteReconciled = input.remote_reconciled;
+    deployment.tagValues.set(tagValuesOf(input, i));
+    importSecrets(em, deployment, input, cipher);
+    imported.set(input.id, deployment);
+  });
+  await importRevisions(em, doc, imported);
+}

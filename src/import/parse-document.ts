@@ -1,0 +1,76 @@
+// Reading and checking an import document before anything touches the database. Every failure names
+// the first offending path (`deployments[3].source_config.resource_spec.cpu`).
+import type { z } from 'zod';
+import { importDocumentSchema, type ImportDocument } from './document.schema.ts';
+
+export class ImportError extends Error {
+  override name = 'ImportError';
+  readonly path: string;
+  constructor(path: string, problem: string) {
+    super(path ? `${path}: ${problem}` : problem);
+    this.path = path;
+  }
+}
+
+export function formatPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((out, part) => {
+    if (typeof part === 'number') return `${out}[${part}]`;
+    return out ? `${out}.${String(part)}` : String(part);
+  }, '');
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  if (issue.code === 'invalid_type' && issue.message.includes('received undefined')) return 'is required';
+  return issue.message;
+}
+
+export function parseImportDocument(json: string): ImportDocument {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch (error) {
+    throw new ImportError('', `not valid JSON (${(error as Error).message})`);
+  }
+  const result = importDocumentSchema.safeParse(raw);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new ImportError(formatPath(issue.path), describeIssue(issue));
+  }
+  checkInternalConsistency(result.data);
+  return result.data;
+}
+
+interface Keyed {
+  path: string;
+  key: string;
+}
+
+function rejectDuplicates(entries: readonly Keyed[], what: string): void {
+  const seen = new Set<string>();
+  for (const { path, key } of entries) {
+    if (seen.has(key)) throw new ImportError(path, `duplicate ${what} "${key}"`);
+    seen.add(key);
+  }
+}
+
+const keyed = <T>(items: readonly T[], path: string, key: (item: T) => string): Keyed[] =>
+  items.map((item, index) => ({ path: `${path}[${index}]`, key: key(item) }));
+
+/** Checks that need the whole document but not the database. */
+function checkInternalConsistency(doc: ImportDocument): void {
+  rejectDuplicates(keyed(doc.tenants, 'tenants', (t) => t.id), 'tenant id');
+  rejectDuplicates(keyed(doc.tags, 'tags', (t) => `${t.tenant_id}/${t.key}`), 'tag key (tenant/key)');
+  rejectDuplicates(doc.tags.flatMap((tag, i) => keyed(tag.values, `tags[${i}].values`, (v) => v.id)), 'tag value id');
+  doc.tags.forEach((tag, i) => rejectDuplicates(keyed(tag.values, `tags[${i}].values`, (v) => v.value), 'tag value'));
+  rejectDuplicates(keyed(doc.integrations, 'integrations', (i) => i.id), 'integration id');
+  doc.integrations.forEach((integration, i) =>
+    rejectDuplicates(keyed(integration.repositories, `integrations[${i}].repositories`, (r) => String(r.id)), 'repository id'));
+  rejectDuplicates(keyed(doc.deployments, 'deployments', (d) => d.id), 'deployment id');
+  rejectDuplicates(doc.deployments.flatMap((d, i) => keyed(d.revisions, `deployments[${i}].revisions`, (r) => r.id)), 'revision id');
+  doc.deployments.forEach((d, i) => {
+    rejectDuplicates(keyed(d.secrets ?? [], `deployments[${i}].secrets`, (s) => s.name), 'secret name');
+    rejectDuplicates(keyed(d.secret_references ?? [], `deployments[${i}].secret_references`, (s) => s.name), 'secret reference name');
+    rejectDuplicates(keyed(d.tag_value_ids, `deployments[${i}].tag_value_ids`, (id) => id), 'tag value id');
+  });
+}

@@ -1,0 +1,40 @@
+// Helpers for the legacy JSON shape: snake_case keys for our own fields, and explicit nulls for every
+// absent field (legacy clients index keys directly and break on a missing one).
+import type { z } from 'zod';
+
+export const camelCase = (key: string) => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+export const snakeCase = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** Shallow key conversion; nested objects (Kubernetes shapes, free-form maps) keep their own keys. */
+export function mapKeys(value: object, convert: (key: string) => string): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [convert(key), v]));
+}
+
+type Def = { type: string; innerType?: z.ZodType; in?: z.ZodType; shape?: Record<string, z.ZodType>; element?: z.ZodType };
+const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  let def = defOf(schema);
+  while (def.innerType || def.type === 'pipe') {
+    schema = (def.innerType ?? def.in) as z.ZodType;
+    def = defOf(schema);
+  }
+  return schema;
+}
+
+/**
+ * Returns `value` with every key `schema` declares present (absent ones as null), in the schema's key order,
+ * recursing into declared objects and arrays. Free-form maps are returned as they are.
+ */
+export function withDeclaredKeys(schema: z.ZodType, value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  const def = defOf(unwrap(schema));
+  if (def.type === 'object' && def.shape && typeof value === 'object') {
+    const source = value as Record<string, unknown>;
+    return Object.fromEntries(Object.entries(def.shape).map(([key, child]) => [key, withDeclaredKeys(child, source[key])]));
+  }
+  if (def.type === 'array' && def.element && Array.isArray(value)) {
+    return value.map((item) => withDeclaredKeys(def.element as z.ZodType, item));
+  }
+  return value;
+}

@@ -1,0 +1,38 @@
+// Tenant scoping lives in the data layer: every tenant-owned entity carries the `tenant` filter, enabled by
+// default, and the filter refuses to run without a tenant. A query written later cannot forget the scope:
+// it either runs inside a request's tenant-scoped EntityManager or it throws.
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+export const TENANT_FILTER = 'tenant';
+
+export class TenantScopeMissingError extends Error {
+  override name = 'TenantScopeMissingError';
+  constructor(entityName: string | undefined) {
+    super(`Refusing to query ${entityName ?? 'a tenant-owned entity'} without a tenant scope; use a tenant-scoped EntityManager (scopeToTenant)`);
+  }
+}
+
+export interface TenantFilterArgs {
+  tenantId: string;
+}
+
+export const tenantFilter = {
+  [TENANT_FILTER]: {
+    name: TENANT_FILTER,
+    default: true,
+    // `args: false` lets the condition run without parameters, so the missing scope reaches our own
+    // error (with the entity's name) instead of MikroORM's generic one.
+    args: false,
+    cond: (args: Partial<TenantFilterArgs> | undefined, _type: unknown, _em: unknown, _options: unknown, entityName?: string) => {
+      if (typeof args?.tenantId !== 'string' || args.tenantId === '') throw new TenantScopeMissingError(entityName);
+      return { tenant: args.tenantId };
+    },
+  },
+};
+
+/** A fresh EntityManager whose every query of a tenant-owned entity is limited to `tenantId`. */
+export function scopeToTenant<T extends EntityManager>(em: T, tenantId: string): T {
+  const scoped = em.fork() as T;
+  scoped.setFilterParams(TENANT_FILTER, { tenantId } satisfies TenantFilterArgs);
+  return scoped;
+}

@@ -1,0 +1,116 @@
+// The legacy deployment record (service-spec "Deployment record", plus `status`, `source` and
+// `source_config.deployment_type` as contract.md adds). Keys are declared in the specification's order;
+// this schema validates imports and, through withDeclaredKeys, shapes every record we emit.
+import { z } from 'zod';
+import {
+  DEPLOYMENT_SOURCES, DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES,
+} from './deployment-enums.ts';
+
+export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+export const uuid = z.string().regex(UUID_PATTERN, 'must be a UUID').transform((value) => value.toLowerCase());
+export const text = z.string().min(1, 'must not be empty');
+const optionalText = z.string().nullish();
+const optionalInt = z.number().int().nullish();
+const optionalNumber = z.number().nullish();
+const jsonObject = z.record(z.string(), z.unknown());
+const optionalObject = jsonObject.nullish();
+export const timestamp = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone' })
+  .transform((value) => new Date(value));
+
+const volumeMount = z.strictObject({
+  name: optionalText,
+  mountPath: optionalText,
+  subPath: optionalText,
+  mountPropagation: optionalText,
+  subPathExpr: optionalText,
+  readOnly: z.boolean().nullish(),
+});
+
+const container = z.strictObject({
+  name: optionalText,
+  image: optionalText,
+  imagePullPolicy: optionalText,
+  workingDir: optionalText,
+  restartPolicy: optionalText,
+  command: z.array(z.string()).nullish(),
+  args: z.array(z.string()).nullish(),
+  env: z.array(z.strictObject({ name: optionalText, value: optionalText, valueFrom: optionalObject })).nullish(),
+  envFrom: z.array(jsonObject).nullish(),
+  resources: z.strictObject({ limits: optionalObject, requests: optionalObject }).nullish(),
+  volumeMounts: z.array(volumeMount).nullish(),
+  securityContext: optionalObject,
+});
+
+const volume = z.strictObject({
+  name: optionalText,
+  configMap: optionalObject,
+  secret: optionalObject,
+  emptyDir: optionalObject,
+  persistentVolumeClaim: optionalObject,
+  nfs: optionalObject,
+  projected: optionalObject,
+  downwardAPI: optionalObject,
+  csi: optionalObject,
+});
+
+export const resourceSpecSchema = z.strictObject({
+  min_scale: optionalInt, max_scale: optionalInt, cpu: optionalNumber, cpu_limit: optionalNumber,
+  memory_mb: optionalInt, memory_limit_mb: optionalInt,
+  queue_min_scale: optionalInt, queue_max_scale: optionalInt, queue_cpu: optionalNumber, queue_cpu_limit: optionalNumber,
+  queue_memory_mb: optionalInt, queue_memory_limit_mb: optionalInt,
+  orchestrator_cpu: optionalNumber, orchestrator_cpu_limit: optionalNumber, orchestrator_memory_mb: optionalNumber,
+  orchestrator_memory_limit_mb: optionalNumber, orchestrator_min_scale: optionalNumber, orchestrator_max_scale: optionalNumber,
+  executor_cpu: optionalNumber, executor_cpu_limit: optionalNumber, executor_memory_mb: optionalNumber,
+  executor_memory_limit_mb: optionalNumber,
+  redis_cpu: optionalNumber, redis_cpu_limit: optionalNumber, redis_memory_mb: optionalInt, redis_memory_limit_mb: optionalInt,
+  db_cpu: optionalNumber, db_cpu_limit: optionalNumber, db_memory_mb: optionalNumber, db_memory_limit_mb: optionalNumber,
+  db_storage_gi: optionalNumber, db_max_connections: optionalNumber,
+  labels: optionalObject, annotations: optionalObject, service_account_name: optionalText,
+  image_pull_secrets: z.array(z.strictObject({ name: optionalText })).nullish(),
+  volumes: z.array(volume).nullish(),
+  volume_mounts: z.array(volumeMount).nullish(),
+  init_containers: z.array(container).nullish(),
+  sidecars: z.array(container).nullish(),
+});
+
+const sourceConfig = z.strictObject({
+  integration_id: uuid.nullish(),
+  repo_url: optionalText,
+  build_on_push: z.boolean().nullish(),
+  custom_url: optionalText,
+  resource_spec: resourceSpecSchema.nullish(),
+  listener_id: uuid.nullish(),
+  listener_config: z.strictObject({ k8s_namespace: optionalText }).nullish(),
+  install_command: optionalText,
+  build_command: optionalText,
+  deployment_type: z.enum(DEPLOYMENT_TYPES),
+});
+
+const sourceRevisionConfig = z.strictObject({
+  repo_ref: optionalText,
+  graph_config_path: optionalText,
+  image_uri: optionalText,
+  source_tarball_path: optionalText,
+  repo_commit_sha: optionalText,
+});
+
+export const deploymentRecordSchema = z.strictObject({
+  name: text,
+  source_config: sourceConfig,
+  source_revision_config: sourceRevisionConfig.nullish(),
+  secrets: z.array(z.strictObject({ name: text, value: z.string() })).nullish(),
+  id: uuid,
+  tenant_id: uuid,
+  created_at: timestamp,
+  updated_at: timestamp,
+  latest_revision_id: uuid.nullish(),
+  active_revision_id: uuid.nullish(),
+  secret_references: z.array(z.strictObject({ name: text, secret_name: text, secret_key: text })).nullish(),
+  image_version: optionalText,
+  status: z.enum(DEPLOYMENT_STATUSES),
+  source: z.enum(DEPLOYMENT_SOURCES),
+});
+
+export type DeploymentRecordInput = z.output<typeof deploymentRecordSchema>;
+export type ResourceSpecInput = z.output<typeof resourceSpecSchema>;

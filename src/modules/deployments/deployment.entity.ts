@@ -1,0 +1,40 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+import { TenantOwnedSchema } from '../common/base.entity.ts';
+import {
+  DEPLOYMENT_SOURCES, DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES,
+  type DeploymentSource, type DeploymentStatus, type DeploymentType,
+} from './deployment-enums.ts';
+import { ResourceSpecSchema } from './resource-spec.embeddable.ts';
+import { SourceConfigSchema, SourceRevisionConfigSchema } from './source-config.embeddable.ts';
+import { TagValueSchema } from './tag.entity.ts';
+import { SecretSchema } from './secret.entity.ts';
+import { SecretReferenceSchema } from './secret-reference.entity.ts';
+
+export const DeploymentSchema = defineEntity({
+  name: 'Deployment',
+  extends: TenantOwnedSchema,
+  // The listing orders by created_at desc, id desc within a tenant; this index serves that and deep offsets.
+  indexes: [{ properties: ['tenant', 'createdAt', 'id'] }],
+  properties: {
+    name: p.text(),
+    status: p.enum([...DEPLOYMENT_STATUSES]).$type<DeploymentStatus>(),
+    source: p.enum([...DEPLOYMENT_SOURCES]).$type<DeploymentSource>(),
+    deploymentType: p.enum([...DEPLOYMENT_TYPES]).$type<DeploymentType>(),
+    remoteReconciled: p.boolean().default(false),
+    imageVersion: p.text().nullable(),
+    sourceConfig: () => p.embedded(SourceConfigSchema).object(),
+    resourceSpec: () => p.embedded(ResourceSpecSchema).object().nullable(),
+    sourceRevisionConfig: () => p.embedded(SourceRevisionConfigSchema).object().nullable(),
+    // Plain ids, not foreign keys: the service may report a revision before (or without) its record.
+    latestRevisionId: p.uuid().nullable(),
+    activeRevisionId: p.uuid().nullable(),
+    tagValues: () => p.manyToMany(TagValueSchema).pivotTable('deployment_tag_value'),
+    secrets: () => p.oneToMany(SecretSchema).mappedBy('deployment').orderBy({ position: 'asc' }),
+    secretReferences: () => p.oneToMany(SecretReferenceSchema).mappedBy('deployment').orderBy({ position: 'asc' }),
+    // Timestamps belong to the upstream service (they arrive by import), so no onCreate/onUpdate hooks.
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+
+export type Deployment = InferEntity<typeof DeploymentSchema>;

@@ -1,0 +1,21 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+import { TenantOwnedSchema, createdAt, updatedAt } from '../common/base.entity.ts';
+
+export const INTEGRATION_KINDS = ['codehost', 'managed'] as const;
+export type IntegrationKind = (typeof INTEGRATION_KINDS)[number];
+
+export const IntegrationSchema = defineEntity({
+  name: 'Integration',
+  extends: TenantOwnedSchema,
+  properties: {
+    kind: p.enum([...INTEGRATION_KINDS]).$type<IntegrationKind>(),
+    /** The code host's name, e.g. `github`; legacy paths accept it in place of the literal `codehost`. */
+    codehost: p.text(),
+    /** Display name, e.g. the organisation the integration reaches. */
+    name: p.text(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+});
+
+export type Integration = InferEntity<typeof IntegrationSchema>;

@@ -1,0 +1,23 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+import { TenantOwnedSchema, createdAt, updatedAt } from '../common/base.entity.ts';
+import { IntegrationSchema } from './integration.entity.ts';
+
+// A repository reachable through an integration. `codeHostId` is the host's own integer id (the `id` of the
+// legacy record); bigint because large hosts have passed 2^31 repositories.
+export const SourceRepositorySchema = defineEntity({
+  name: 'SourceRepository',
+  extends: TenantOwnedSchema,
+  uniques: [{ properties: ['integration', 'codeHostId'] }],
+  properties: {
+    integration: () => p.manyToOne(IntegrationSchema).ref(),
+    codeHostId: p.bigint('number'),
+    name: p.text(),
+    owner: p.text(),
+    url: p.text(),
+    defaultBranch: p.text(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+});
+
+export type SourceRepository = InferEntity<typeof SourceRepositorySchema>;

@@ -1,0 +1,19 @@
+import { EntityRepository } from '@mikro-orm/postgresql';
+import type { ApiKey } from './api-key.entity.ts';
+import { hashApiKey, looksLikeApiKey } from './api-key-secret.ts';
+
+export class ApiKeyRepository extends EntityRepository<ApiKey> {
+  /** The key with its granted tenants, or null when the key is unknown (revoked keys are returned: callers decide). */
+  async findByPresentedKey(presented: string): Promise<ApiKey | null> {
+    if (!looksLikeApiKey(presented)) return null;
+    return this.findOne({ keyHash: hashApiKey(presented) }, { populate: ['tenants'] });
+  }
+
+  /** Accepts the key's id or its displayed prefix (at least the `dmk_` part and 4 more characters). */
+  async findByIdOrPrefix(idOrPrefix: string): Promise<ApiKey[]> {
+    const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(idOrPrefix);
+    if (isUuid) return this.find({ id: idOrPrefix.toLowerCase() });
+    if (idOrPrefix.length < 8) return [];
+    return this.find({ prefix: { $like: `${idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%` } });
+  }
+}

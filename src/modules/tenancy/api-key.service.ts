@@ -1,0 +1,40 @@
+// Issuing and revoking API keys (used by `npm run apikey` and the demo data).
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiKeySchema, type ApiKey } from './api-key.entity.ts';
+import { generateApiKey } from './api-key-secret.ts';
+import { TenantSchema } from './tenant.entity.ts';
+
+export class ApiKeyError extends Error {
+  override name = 'ApiKeyError';
+}
+
+export interface IssuedApiKey {
+  /** The only moment the plaintext key exists; it is not stored. */
+  key: string;
+  apiKey: ApiKey;
+}
+
+export async function issueApiKey(
+  em: EntityManager, options: { tenantIds: string[]; name: string; mayReadSecrets: boolean },
+): Promise<IssuedApiKey> {
+  if (options.tenantIds.length === 0) throw new ApiKeyError('a key needs at least one tenant (--tenant <uuid>)');
+  const tenantIds = [...new Set(options.tenantIds.map((id) => id.toLowerCase()))];
+  const tenants = await em.find(TenantSchema, { id: { $in: tenantIds } });
+  const missing = tenantIds.filter((id) => !tenants.some((t) => t.id === id));
+  if (missing.length) throw new ApiKeyError(`unknown tenant ${missing.join(', ')}`);
+  const { key, prefix, keyHash } = generateApiKey();
+  const apiKey = em.create(ApiKeySchema, { name: options.name, prefix, keyHash, mayReadSecrets: options.mayReadSecrets, tenants });
+  await em.flush();
+  return { key, apiKey };
+}
+
+/** Revokes the one key matching an id or prefix; ambiguous or unknown input changes nothing. */
+export async function revokeApiKey(em: EntityManager, idOrPrefix: string): Promise<ApiKey> {
+  const matches = await em.getRepository(ApiKeySchema).findByIdOrPrefix(idOrPrefix);
+  if (matches.length === 0) throw new ApiKeyError(`no API key matches "${idOrPrefix}"`);
+  if (matches.length > 1) throw new ApiKeyError(`"${idOrPrefix}" matches ${matches.length} keys; give more of the prefix or the id`);
+  const apiKey = matches[0]!;
+  apiKey.revokedAt ??= new Date();
+  await em.flush();
+  return apiKey;
+}

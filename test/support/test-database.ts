@@ -1,0 +1,50 @@
+// A database of its own for each test file, migrated with the real migrations, dropped afterwards.
+import { MikroORM } from '@mikro-orm/postgresql';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { createDatabaseIfMissing, migrate } from '../../src/db/database.ts';
+import { createOrmConfig } from '../../src/db/orm-config.ts';
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  orm: MikroORM;
+  /** A raw connection, for looking at what is really stored. */
+  query<R extends pg.QueryResultRow = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
+  drop(): Promise<void>;
+}
+
+export function urlForDatabase(maintenanceUrl: string, name: string): string {
+  const url = new URL(maintenanceUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Creates an empty database; `migrated: false` leaves it without tables. */
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+  const maintenanceUrl = inject('postgresMaintenanceUrl');
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  await createDatabaseIfMissing(maintenanceUrl, name);
+  const url = urlForDatabase(maintenanceUrl, name);
+  const orm = await MikroORM.init(createOrmConfig({ clientUrl: url, poolMax: 4 }));
+  if (options.migrated ?? true) await migrate(orm);
+  const raw = new pg.Pool({ connectionString: url, max: 2 });
+  return {
+    name,
+    url,
+    orm,
+    query: async (sql, params) => (await raw.query(sql, params)).rows,
+    async drop() {
+      await raw.end();
+      await orm.close(true);
+      const admin = new pg.Client({ connectionString: maintenanceUrl });
+      await admin.connect();
+      try {
+        await admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(name)} WITH (FORCE)`);
+      } finally {
+        await admin.end();
+      }
+    },
+  };
+}
