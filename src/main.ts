@@ -1,7 +1,7 @@
 // Process entry: configuration -> database (embedded or DATABASE_URL) -> migrations -> demo data -> HTTP.
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from './config.ts';
-import { openDatabase } from './db/database.ts';
+import { DatabaseUnavailableError, openDatabase } from './db/database.ts';
 import { EmbeddedPostgresError } from './db/embedded-postgres.ts';
 import { resolveSecretsKey } from './modules/deployments/secrets-key.ts';
 import { SecretCipher } from './modules/deployments/secret-cipher.ts';
@@ -27,7 +27,10 @@ async function main(): Promise<void> {
 
   const { server } = createApp({ orm: database.orm, cipher });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const busy = error.code === 'EADDRINUSE' || error.code === 'EACCES';
+      reject(busy ? new ConfigError('PORT', `${config.port} on ${config.host} cannot be used (${error.code}); choose another PORT or HOST`) : error);
+    });
     server.listen(config.port, config.host, resolve);
   });
   const { port } = server.address() as AddressInfo;
@@ -51,7 +54,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: Error) => {
-  const expected = error instanceof ConfigError || error instanceof EmbeddedPostgresError;
+  const expected = [ConfigError, EmbeddedPostgresError, DatabaseUnavailableError].some((type) => error instanceof type);
   console.error(expected ? error.message : error);
   process.exit(1);
 });

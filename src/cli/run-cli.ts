@@ -1,7 +1,5 @@
 // Shared wrapper for the command-line tools: expected failures print one line and exit 1; nothing else
 // prints a stack trace unless DEBUG is set.
-import { ConfigError } from '../config.ts';
-
 export class UsageError extends Error {
   override name = 'UsageError';
 }
@@ -12,7 +10,7 @@ export async function runCli(main: (args: string[]) => Promise<void>): Promise<v
     process.exit(0);
   } catch (error) {
     const err = error as Error;
-    const expected = err instanceof ConfigError || err instanceof UsageError || err.name === 'ImportError';
+    const expected = ['ConfigError', 'UsageError', 'ImportError', 'DatabaseUnavailableError', 'EmbeddedPostgresError'].includes(err.name);
     console.error(expected || !process.env.DEBUG ? `error: ${err.message}` : err);
     process.exit(1);
   }

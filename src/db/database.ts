@@ -9,6 +9,41 @@ import { createOrmConfig } from './orm-config.ts';
 
 export const EMBEDDED_DATABASE_NAME = 'deployments';
 
+/** The database cannot be reached or used; the message is one line and never shows a password. */
+export class DatabaseUnavailableError extends Error {
+  override name = 'DatabaseUnavailableError';
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+async function connect(clientUrl: string, mode: Database['mode']): Promise<MikroORM> {
+  const where = mode === 'external' ? `DATABASE_URL (${redactUrl(clientUrl)})` : 'the embedded PostgreSQL';
+  // A plain connection first: its errors name the cause ("database ... does not exist", ECONNREFUSED).
+  const probe = new pg.Client({ connectionString: clientUrl, connectionTimeoutMillis: 10_000 });
+  try {
+    await probe.connect();
+  } catch (error) {
+    throw new DatabaseUnavailableError(`Cannot connect to ${where}: ${oneLine(error)}`);
+  } finally {
+    await probe.end().catch(() => {});
+  }
+  return MikroORM.init(createOrmConfig({ clientUrl }));
+}
+
+function oneLine(error: unknown): string {
+  const err = error as NodeJS.ErrnoException | string;
+  const text = typeof err === 'string' ? err : `${err.code && !err.message.includes(err.code) ? `${err.code} ` : ''}${err.message}`;
+  return text.replace(/\s+/g, ' ').trim();
+}
+
 export interface Database {
   orm: MikroORM;
   mode: 'embedded' | 'external';
@@ -50,7 +85,7 @@ export async function openDatabase(config: Config, options: { migrate: boolean }
     clientUrl = started.clientUrl;
   }
   try {
-    const orm = await MikroORM.init(createOrmConfig({ clientUrl }));
+    const orm = await connect(clientUrl, embedded ? 'embedded' : 'external');
     if (options.migrate) await migrate(orm);
     return {
       orm,

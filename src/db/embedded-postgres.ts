@@ -46,12 +46,40 @@ async function readOrCreatePassword(file: string): Promise<string> {
   return password;
 }
 
+const urlFor = (password: string, port: number) => (name: string) =>
+  `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(name)}`;
+
+/** The port of a PostgreSQL already serving `clusterDir` (another process of ours, e.g. the running service). */
+async function portOfRunningCluster(clusterDir: string): Promise<number | undefined> {
+  let lines: string[];
+  try {
+    lines = (await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n');
+  } catch {
+    return undefined;
+  }
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || !Number.isInteger(port)) return undefined;
+  try {
+    process.kill(pid, 0);
+    return port;
+  } catch {
+    return undefined; // stale lock file of a crashed server: PostgreSQL removes it on start
+  }
+}
+
+/**
+ * Starts PostgreSQL on `clusterDir`, or joins the one already running there (so `npm run import` works
+ * while the service runs); a joined server is left running by `stop()`.
+ */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
   const { clusterDir } = options;
   const parent = path.dirname(clusterDir);
   // As root, PostgreSQL runs as the `postgres` user, which must be able to traverse to its directory.
   await fs.mkdir(parent, { recursive: true, mode: 0o711 });
   const password = await readOrCreatePassword(path.join(parent, `${path.basename(clusterDir)}.password`));
+  const runningPort = await portOfRunningCluster(clusterDir);
+  if (runningPort !== undefined) return { databaseUrl: urlFor(password, runningPort), stop: async () => {} };
   const port = options.port === 0 ? await freePort() : options.port;
   const recentLog: string[] = [];
   const remember = (message: unknown) => {
@@ -91,7 +119,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     throw new EmbeddedPostgresError(`PostgreSQL did not start on port ${port}${hint}\n${log}`);
   }
   return {
-    databaseUrl: (name) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(name)}`,
+    databaseUrl: urlFor(password, port),
     stop: () => pg.stop(),
   };
 }

@@ -25,6 +25,8 @@ export function createOrmConfig({ clientUrl, debug = false, poolMax = 10 }: OrmC
     discovery: { warnWhenNoEntities: true },
     // A request works on its own fork; the global EntityManager must never collect state.
     allowGlobalContext: false,
+    // A mistyped DATABASE_URL must fail, not silently create (and serve) an empty database.
+    ensureDatabase: false,
     migrations: {
       path: MIGRATIONS_DIR,
       pathTs: MIGRATIONS_DIR,

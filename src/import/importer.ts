@@ -106,7 +106,8 @@ function summarize(em: EntityManager): ImportSummary {
 
 /** Imports `doc` atomically: on any error nothing is written. */
 export async function importDocument(em: EntityManager, doc: ImportDocument, cipher: SecretCipher): Promise<ImportSummary> {
-  return em.fork().transactional(async (tx) => {
+  // flushMode 'commit': nothing is written before every check has passed, and the summary sees every change.
+  return em.fork({ flushMode: 'commit' }).transactional(async (tx) => {
     await importTenants(tx, doc);
     const tagValues = await importTags(tx, doc);
     await importIntegrations(tx, doc);
