@@ -1,6 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // Node resolves `graphql` to its CommonJS entry (the package has no "exports" map) while Vite would pick
+    // its "module" entry: two copies of graphql break `instanceof GraphQLError`. Use Node's choice.
+    alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // One PostgreSQL for the run (embedded, or TEST_DATABASE_URL); every test file creates its own database.

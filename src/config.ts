@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface Config {
+  /** 0 picks a free port (tests); the address is printed at start. */
   port: number;
   host: string;
   /** External PostgreSQL; when absent an embedded PostgreSQL is started under `dataDir`. */
@@ -91,7 +92,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('SECRETS_KEY', 'is required when DATABASE_URL is set (generate one with `openssl rand -base64 32`)');
   }
   return {
-    port: parsePort(env, 'PORT', 4000),
+    port: parsePort(env, 'PORT', 4000, true),
     host: read(env, 'HOST') ?? '127.0.0.1',
     databaseUrl,
     dataDir: path.resolve(PROJECT_ROOT, read(env, 'DATA_DIR') ?? '.data'),

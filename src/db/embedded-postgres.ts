@@ -75,8 +75,12 @@ async function portOfRunningCluster(clusterDir: string): Promise<number | undefi
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
   const { clusterDir } = options;
   const parent = path.dirname(clusterDir);
-  // As root, PostgreSQL runs as the `postgres` user, which must be able to traverse to its directory.
   await fs.mkdir(parent, { recursive: true, mode: 0o711 });
+  if (os.userInfo().uid === 0) {
+    // As root, PostgreSQL runs as the `postgres` user, which must be able to traverse (not list) to its directory.
+    const { mode } = await fs.stat(parent);
+    if ((mode & 0o011) !== 0o011) await fs.chmod(parent, mode | 0o011);
+  }
   const password = await readOrCreatePassword(path.join(parent, `${path.basename(clusterDir)}.password`));
   const runningPort = await portOfRunningCluster(clusterDir);
   if (runningPort !== undefined) return { databaseUrl: urlFor(password, runningPort), stop: async () => {} };

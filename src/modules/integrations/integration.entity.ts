@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { TenantOwnedSchema, createdAt, updatedAt } from '../common/base.entity.ts';
+import { IntegrationRepository } from './integration.repository.ts';
 
 export const INTEGRATION_KINDS = ['codehost', 'managed'] as const;
 export type IntegrationKind = (typeof INTEGRATION_KINDS)[number];
@@ -7,6 +8,7 @@ export type IntegrationKind = (typeof INTEGRATION_KINDS)[number];
 export const IntegrationSchema = defineEntity({
   name: 'Integration',
   extends: TenantOwnedSchema,
+  repository: () => IntegrationRepository,
   properties: {
     kind: p.enum([...INTEGRATION_KINDS]).$type<IntegrationKind>(),
     /** The code host's name, e.g. `github`; legacy paths accept it in place of the literal `codehost`. */

@@ -1,0 +1,107 @@
+// API keys and tenants over real HTTP (contract.md "Authentication and tenants"), including the attacks:
+// revoked keys, forged keys, asking for a tenant the key was not granted, reaching other tenants by id.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { revokeApiKey } from '../src/modules/tenancy/api-key.service.ts';
+import { ApiKeySchema } from '../src/modules/tenancy/api-key.entity.ts';
+import { displayPrefix } from '../src/modules/tenancy/api-key-secret.ts';
+import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
+import { startApp, type RunningApp } from './support/app-server.ts';
+import { ACME, GLOBEX, importFixture, issueKey, newCipher } from './support/fixtures.ts';
+
+const TENANT_QUERY = '{ tenant { id name } }';
+
+describe('authentication', () => {
+  let db: TestDatabase;
+  let app: RunningApp;
+  let acmeKey: string;
+  let bothKey: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const cipher = newCipher();
+    await importFixture(db.orm.em.fork(), cipher);
+    acmeKey = await issueKey(db.orm.em, [ACME]);
+    bothKey = await issueKey(db.orm.em, [ACME, GLOBEX]);
+    app = await startApp(db.orm, cipher);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await db.drop();
+  });
+
+  const tenantName = async (headers: Record<string, string>) => (await app.graphql(TENANT_QUERY, headers)).body.data?.tenant?.name;
+
+  it('answers without a key with 401 UNAUTHENTICATED and WWW-Authenticate: APIKey', async () => {
+    const { status, headers, body } = await app.graphql(TENANT_QUERY);
+    expect(status).toBe(401);
+    expect(headers.get('www-authenticate')).toBe('APIKey');
+    expect(body.errors).toEqual([{ message: 'Not authenticated', extensions: { code: 'UNAUTHENTICATED' } }]);
+    expect(body.data ?? null).toBeNull();
+  });
+
+  it('accepts the key as X-Api-Key or as a Bearer token, header names in any case', async () => {
+    expect(await tenantName({ 'X-Api-Key': acmeKey })).toBe('acme');
+    expect(await tenantName({ 'x-api-key': acmeKey })).toBe('acme');
+    expect(await tenantName({ Authorization: `Bearer ${acmeKey}` })).toBe('acme');
+    expect(await tenantName({ authorization: `bearer ${acmeKey}` })).toBe('acme');
+  });
+
+  it('rejects unknown, malformed and tampered keys with 401 "Invalid API key"', async () => {
+    const tampered = acmeKey.slice(0, -1) + (acmeKey.endsWith('A') ? 'B' : 'A');
+    for (const key of [tampered, 'dmk_nope', 'not-a-key', `${acmeKey} `.repeat(2), displayPrefix(acmeKey)]) {
+      const { status, body } = await app.graphql(TENANT_QUERY, { 'X-Api-Key': key });
+      expect({ key, status, body }).toEqual({ key, status: 401, body: { errors: [{ message: 'Invalid API key', extensions: { code: 'UNAUTHENTICATED' } }] } });
+    }
+  });
+
+  it('rejects a revoked key, immediately', async () => {
+    const key = await issueKey(db.orm.em, [ACME]);
+    expect(await tenantName({ 'X-Api-Key': key })).toBe('acme');
+    await revokeApiKey(db.orm.em.fork(), displayPrefix(key));
+    const { status, body } = await app.graphql(TENANT_QUERY, { 'X-Api-Key': key });
+    expect(status).toBe(401);
+    expect(body.errors[0].message).toBe('Invalid API key');
+  });
+
+  it('uses the only tenant of a single-tenant key when X-Tenant-Id is omitted', async () => {
+    expect(await tenantName({ 'X-Api-Key': acmeKey })).toBe('acme');
+    expect(await tenantName({ 'X-Api-Key': acmeKey, 'X-Tenant-ID': ACME })).toBe('acme');
+    expect(await tenantName({ 'X-Api-Key': acmeKey, 'X-Tenant-Id': ACME.toUpperCase() })).toBe('acme');
+  });
+
+  it('refuses a tenant the key was not granted with 403 FORBIDDEN, naming the tenant', async () => {
+    const { status, body } = await app.graphql(TENANT_QUERY, { 'X-Api-Key': acmeKey, 'X-Tenant-Id': GLOBEX });
+    expect(status).toBe(403);
+    expect(body.errors).toEqual([{ message: `Tenant ${GLOBEX} is not accessible with this API key`, extensions: { code: 'FORBIDDEN' } }]);
+    const unknown = await app.graphql(TENANT_QUERY, { 'X-Api-Key': acmeKey, 'X-Tenant-Id': 'not-a-uuid' });
+    expect(unknown.status).toBe(403);
+    expect(unknown.body.errors[0].message).toBe('Tenant not-a-uuid is not accessible with this API key');
+  });
+
+  it('requires X-Tenant-Id for a key with several tenants, and honours it', async () => {
+    const { status, body } = await app.graphql(TENANT_QUERY, { 'X-Api-Key': bothKey });
+    expect(status).toBe(403);
+    expect(body.errors).toEqual([{ message: 'requires workspace specification', extensions: { code: 'FORBIDDEN' } }]);
+    expect(await tenantName({ 'X-Api-Key': bothKey, 'X-Tenant-Id': ACME })).toBe('acme');
+    expect(await tenantName({ 'X-Api-Key': bothKey, 'X-Tenant-Id': GLOBEX })).toBe('globex');
+  });
+
+  it('does not let node(id:) reach another tenant', async () => {
+    const globexId = (await app.graphql(TENANT_QUERY, { 'X-Api-Key': bothKey, 'X-Tenant-Id': GLOBEX })).body.data.tenant.id;
+    const asAcme = await app.graphql('query($id: ID!) { node(id: $id) { id ... on Tenant { name } } }', { 'X-Api-Key': acmeKey }, { id: globexId });
+    expect(asAcme.body).toEqual({ data: { node: null } });
+    const asGlobex = await app.graphql('query($id: ID!) { node(id: $id) { id ... on Tenant { name } } }', { 'X-Api-Key': bothKey, 'X-Tenant-Id': GLOBEX }, { id: globexId });
+    expect(asGlobex.body.data.node.name).toBe('globex');
+  });
+
+  it('stores only a hash of each key', async () => {
+    const rows = await db.query<{ row: string }>('select k::text as row from api_key k');
+    expect(rows.length).toBeGreaterThanOrEqual(2);
+    for (const { row } of rows) {
+      expect(row).not.toContain(acmeKey);
+      expect(row).not.toContain(bothKey);
+    }
+    const stored = await db.orm.em.fork().find(ApiKeySchema, {});
+    expect(stored.every((k) => /^[0-9a-f]{64}$/.test(k.keyHash) && k.prefix.startsWith('dmk_'))).toBe(true);
+  });
+});

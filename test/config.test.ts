@@ -1,0 +1,53 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, PROJECT_ROOT } from '../src/config.ts';
+
+const KEY = Buffer.alloc(32, 7).toString('base64');
+
+describe('configuration', () => {
+  it('has working defaults: embedded database under the project, port 4000, migrations on start', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 4000, host: '127.0.0.1', databaseUrl: undefined, dataDir: path.join(PROJECT_ROOT, '.data'),
+      migrateOnStart: true, seedDemoData: true, embeddedPostgresPort: 0,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080', HOST: '0.0.0.0', DATABASE_URL: 'postgres://u:p@db:5432/app', SECRETS_KEY: KEY,
+      MIGRATE_ON_START: 'false', SEED_DEMO_DATA: 'no', DATA_DIR: '/var/lib/dmg', EMBEDDED_PG_PORT: '5544',
+    });
+    expect(config).toMatchObject({
+      port: 8080, host: '0.0.0.0', databaseUrl: 'postgres://u:p@db:5432/app', migrateOnStart: false,
+      seedDemoData: false, dataDir: '/var/lib/dmg', embeddedPostgresPort: 5544,
+    });
+    expect(config.secretsKey).toEqual(Buffer.alloc(32, 7));
+    expect(loadConfig({ SECRETS_KEY: 'ab'.repeat(32) }).secretsKey).toEqual(Buffer.alloc(32, 0xab));
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT must be an integer from 0 to 65535 (got "abc")'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ MIGRATE_ON_START: 'maybe' }, 'MIGRATE_ON_START must be true or false (got "maybe")'],
+    [{ DATABASE_URL: 'not a url', SECRETS_KEY: KEY }, 'DATABASE_URL must be a URL'],
+    [{ DATABASE_URL: 'mysql://h/db', SECRETS_KEY: KEY }, 'DATABASE_URL must use the postgres:// scheme'],
+    [{ DATABASE_URL: 'postgres://h:5432', SECRETS_KEY: KEY }, 'DATABASE_URL must name a database'],
+    [{ DATABASE_URL: 'postgres://h/db' }, 'SECRETS_KEY is required when DATABASE_URL is set'],
+    [{ SECRETS_KEY: 'too-short' }, 'SECRETS_KEY must be 32 bytes'],
+    [{ SECRETS_KEY: Buffer.alloc(16).toString('base64') }, 'SECRETS_KEY must be 32 bytes'],
+    [{ EMBEDDED_PG_PORT: '-1' }, 'EMBEDDED_PG_PORT'],
+  ])('rejects %o naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('stops the service with one line naming the variable, not a stack trace', () => {
+    const result = spawnSync(process.execPath, ['src/main.ts'], {
+      cwd: PROJECT_ROOT, env: { ...process.env, PORT: 'eighty' }, encoding: 'utf8', timeout: 30_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe('Invalid configuration: PORT must be an integer from 0 to 65535 (got "eighty")');
+  });
+});

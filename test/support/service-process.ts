@@ -1,0 +1,47 @@
+// Runs the service as a user does (`node src/main.ts`, real process, real port) and reads its log.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { PROJECT_ROOT } from '../../src/config.ts';
+
+export interface ServiceProcess {
+  url: string;
+  output: () => string;
+  stop(): Promise<number | null>;
+}
+
+const OWN_VARIABLES = ['PORT', 'HOST', 'DATABASE_URL', 'DATA_DIR', 'SECRETS_KEY', 'MIGRATE_ON_START', 'SEED_DEMO_DATA', 'EMBEDDED_PG_PORT'];
+
+export function runNode(script: string, args: string[], env: Record<string, string>): ChildProcess {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !OWN_VARIABLES.includes(k)));
+  return spawn(process.execPath, [script, ...args], { cwd: PROJECT_ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export function startService(env: Record<string, string>): Promise<ServiceProcess> {
+  const child = runNode('src/main.ts', [], { PORT: '0', ...env });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const ready = /GraphQL ready at (\S+)/.exec(output);
+      // The demo key line, when there is one, follows the ready line in the same write burst.
+      if (ready && (env.DATABASE_URL || /Demo API key/.test(output))) {
+        resolve({
+          url: ready[1]!,
+          output: () => output,
+          stop: async () => {
+            child.kill('SIGTERM');
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    void exited.then((code) => reject(new Error(`service exited with ${code} before it was ready:\n${output}`)));
+  });
+}
+
+export async function graphqlAt(url: string, key: string, query: string): Promise<any> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ query }) });
+  return response.json();
+}

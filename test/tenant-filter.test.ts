@@ -1,0 +1,65 @@
+// Tenant scoping is enforced by the data layer: a query of a tenant-owned entity without a tenant scope
+// throws instead of returning every tenant's rows, and a scoped query never sees another tenant's rows.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scopeToTenant, TenantScopeMissingError } from '../src/modules/common/tenant-scope.ts';
+import { DeploymentSchema } from '../src/modules/deployments/deployment.entity.ts';
+import { SecretSchema } from '../src/modules/deployments/secret.entity.ts';
+import { TagValueSchema } from '../src/modules/deployments/tag.entity.ts';
+import { IntegrationSchema } from '../src/modules/integrations/integration.entity.ts';
+import { SourceRepositorySchema } from '../src/modules/integrations/source-repository.entity.ts';
+import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
+import {
+  ACME, ACME_DEPLOYMENT, ACME_INTEGRATION, GLOBEX, GLOBEX_DEPLOYMENT, GLOBEX_INTEGRATION, importFixture, newCipher,
+} from './support/fixtures.ts';
+
+describe('tenant filter', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await importFixture(db.orm.em, newCipher());
+  });
+  afterAll(() => db.drop());
+
+  it('makes an unscoped query of a tenant-owned entity throw, for every kind of read', async () => {
+    const em = db.orm.em.fork();
+    await expect(em.find(DeploymentSchema, {})).rejects.toThrow(TenantScopeMissingError);
+    await expect(em.findOne(DeploymentSchema, { id: GLOBEX_DEPLOYMENT })).rejects.toThrow(TenantScopeMissingError);
+    await expect(em.count(SecretSchema, {})).rejects.toThrow(TenantScopeMissingError);
+    await expect(em.getRepository(SourceRepositorySchema).findAll()).rejects.toThrow(TenantScopeMissingError);
+    await expect(em.getRepository(TagValueSchema).find({ value: 'prod' })).rejects.toThrow(/without a tenant scope/);
+  });
+
+  it('makes a custom repository method without a tenant throw instead of returning another tenant\'s row', async () => {
+    const unscoped = db.orm.em.fork().getRepository(IntegrationSchema);
+    await expect(unscoped.findOfKind(GLOBEX_INTEGRATION, 'managed')).rejects.toThrow(TenantScopeMissingError);
+  });
+
+  it('shows a scoped EntityManager only its own tenant\'s rows', async () => {
+    const acme = scopeToTenant(db.orm.em, ACME);
+    expect((await acme.find(DeploymentSchema, {})).map((d) => d.id)).toEqual([ACME_DEPLOYMENT]);
+    expect(await acme.count(SecretSchema, {})).toBe(2);
+    expect(await acme.getRepository(IntegrationSchema).findOfKind(ACME_INTEGRATION, 'codehost')).not.toBeNull();
+
+    const globex = scopeToTenant(db.orm.em, GLOBEX);
+    expect((await globex.find(DeploymentSchema, {})).map((d) => d.id)).toEqual([GLOBEX_DEPLOYMENT]);
+    expect(await globex.count(SecretSchema, {})).toBe(1);
+  });
+
+  it('treats another tenant\'s row as missing, even when asked for by id', async () => {
+    const acme = scopeToTenant(db.orm.em, ACME);
+    expect(await acme.findOne(DeploymentSchema, { id: GLOBEX_DEPLOYMENT })).toBeNull();
+    expect(await acme.getRepository(IntegrationSchema).findOfKind(GLOBEX_INTEGRATION, 'managed')).toBeNull();
+    expect(await acme.find(SecretSchema, { deployment: GLOBEX_DEPLOYMENT })).toEqual([]);
+  });
+
+  it('scopes relations loaded through populate too', async () => {
+    const globex = scopeToTenant(db.orm.em, GLOBEX);
+    // Even a caller who crafts a condition across a relation only reaches its own tenant's rows.
+    const secrets = await globex.find(SecretSchema, { deployment: { id: { $in: [ACME_DEPLOYMENT, GLOBEX_DEPLOYMENT] } } }, { populate: ['deployment'] });
+    expect(secrets.map((s) => s.name)).toEqual(['OTHER_SECRET']);
+  });
+
+  it('rejects an empty tenant id as a scope', async () => {
+    await expect(scopeToTenant(db.orm.em, '').find(DeploymentSchema, {})).rejects.toThrow(TenantScopeMissingError);
+  });
+});
