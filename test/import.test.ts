@@ -1,7 +1,6 @@
 // The import (contract.md "Loading data"): a document round-trips to the records the service serves, a
 // re-import changes nothing, changes are applied and counted, and a bad document is rejected whole.
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { importDocument, type ImportSummary } from '../src/import/importer.ts';
 import { ImportError, parseImportDocument } from '../src/import/parse-document.ts';
@@ -10,19 +9,17 @@ import { toDeploymentRecord } from '../src/modules/deployments/deployment-record
 import { SecretCipher } from '../src/modules/deployments/secret-cipher.ts';
 import { SourceRepositorySchema } from '../src/modules/integrations/source-repository.entity.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
+import {
+  ACME, ACME_DEPLOYMENT as CHECKOUT, ACME_INTEGRATION, GLOBEX, GLOBEX_DEPLOYMENT as OTHER, fixtureText,
+} from './support/fixtures.ts';
 
-const FIXTURE = fs.readFileSync(new URL('./fixtures/full-import.json', import.meta.url), 'utf8');
-const ACME = '11111111-1111-4111-8111-111111111111';
-const GLOBEX = '22222222-2222-4222-8222-222222222222';
-const CHECKOUT = '55555555-5555-4555-8555-555555555555'; // acme, every field set
-const OTHER = '88888888-8888-4888-8888-888888888888'; // globex, sparse
-const ACME_INTEGRATION = '33333333-3333-4333-8333-333333333333';
+const FIXTURE = fixtureText();
+// CHECKOUT (acme) has every field set; OTHER (globex) is sparse.
 const PROD = '77777777-7777-4777-8777-777777777771'; // acme tag env=prod
 const PAYMENTS = '77777777-7777-4777-8777-777777777773'; // acme tag team=payments
 const UNKNOWN = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 
 // The fixture is deliberately untyped JSON: tests poke at it to build bad documents.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 /** A fresh copy of the fixture, changed by `edit`, as document text. */
 function fixtureWith(edit: (doc: Json) => void = () => {}): string {
@@ -184,69 +181,63 @@ describe('import', () => {
       await importText(FIXTURE);
     });
 
-    const secretRows = (deploymentId: string) =>
-      db.query<{ name: string; position: number }>(`select name, position from secret where deployment_id = $1 order by position`, [deploymentId]);
+    const counts = (created: number, updated: number, deleted: number): ImportSummary => ({ created, updated, deleted });
+    const checkout = () => readRecord(CHECKOUT);
+    const secretsOfCheckout = async () => (await checkout()).secrets;
 
-    it('renames a deployment', async () => {
-      expect(await importText(fixtureWith((doc) => { doc.deployments[0].name = 'checkout-production'; })))
-        .toEqual({ created: 0, updated: 1, deleted: 0 });
-      expect((await readRecord(CHECKOUT)).name).toBe('checkout-production');
-    });
-
-    it('clears a field the document no longer gives', async () => {
-      expect(await importText(fixtureWith((doc) => { delete doc.deployments[0].image_version; })))
-        .toEqual({ created: 0, updated: 1, deleted: 0 });
-      expect((await readRecord(CHECKOUT)).image_version).toBeNull();
+    // Each row: what the document changes, the summary the import must report, and what must be stored after.
+    it.each<[string, (doc: Json) => void, ImportSummary, () => Promise<unknown>, unknown]>([
+      ['renames a deployment', (doc) => { doc.deployments[0].name = 'checkout-production'; }, counts(0, 1, 0),
+        async () => (await checkout()).name, 'checkout-production'],
+      ['clears a field the document no longer gives', (doc) => { delete doc.deployments[0].image_version; }, counts(0, 1, 0),
+        async () => (await checkout()).image_version, null],
+      ['flips remote_reconciled', (doc) => { doc.deployments[0].remote_reconciled = false; }, counts(0, 1, 0),
+        () => db.query(`select remote_reconciled from deployment where id = $1`, [CHECKOUT]), [{ remote_reconciled: false }]],
+      ['deletes a secret the document no longer lists', (doc) => { doc.deployments[0].secrets.splice(1, 1); }, counts(0, 0, 1),
+        secretsOfCheckout, [{ name: 'STRIPE_SECRET', value: 'sk_live_fixture_Zq8' }]],
+      // NEW is created at 0; DB_PASSWORD stays at 1; STRIPE_SECRET moves from 0 to 2 (one update).
+      ['adds a secret and follows a new order of the list',
+        (doc) => { doc.deployments[0].secrets = [{ name: 'NEW', value: 'n' }, ...doc.deployments[0].secrets.reverse()]; }, counts(1, 1, 0),
+        secretsOfCheckout, [
+          { name: 'NEW', value: 'n' }, { name: 'DB_PASSWORD', value: 'correct horse battery staple' },
+          { name: 'STRIPE_SECRET', value: 'sk_live_fixture_Zq8' },
+        ]],
+      ['deletes a repository the integration no longer lists', (doc) => { doc.integrations[0].repositories.shift(); }, counts(0, 0, 1),
+        () => db.query(`select code_host_id::text as id from source_repository`), [{ id: '3000000001' }]],
+      ['normalises a timestamp with an offset to UTC', (doc) => { doc.deployments[1].updated_at = '2026-02-01T02:00:00.5+02:00'; },
+        counts(0, 1, 0), async () => (await readRecord(OTHER)).updated_at, '2026-02-01T00:00:00.500Z'],
+      ['sees the same instant written with an offset as no change', (doc) => { doc.deployments[1].created_at = '2026-02-01T01:00:00+01:00'; },
+        counts(0, 0, 0), async () => (await readRecord(OTHER)).created_at, '2026-02-01T00:00:00.000Z'],
+      // A change of the tag links alone must count too: `npm run import` prints "no changes" for 0/0/0.
+      ['replaces the tag links', (doc) => { doc.deployments[0].tag_value_ids = [PROD]; }, counts(0, 1, 0),
+        () => db.query(`select deployment_id, tag_value_id from deployment_tag_value`), [{ deployment_id: CHECKOUT, tag_value_id: PROD }]],
+    ])('%s', async (_, edit, expectedSummary, stored, expected) => {
+      const summary = await importText(fixtureWith(edit));
+      expect(await stored()).toEqual(expected); // applied ...
+      expect(summary).toEqual(expectedSummary); // ... and counted
     });
 
     it('re-encrypts a changed secret value', async () => {
-      const [before] = await db.query<{ value_ciphertext: Buffer }>(`select value_ciphertext from secret where name = 'STRIPE_SECRET'`);
-      expect(await importText(fixtureWith((doc) => { doc.deployments[0].secrets[0].value = 'sk_live_rotated'; })))
-        .toEqual({ created: 0, updated: 1, deleted: 0 });
-      const [after] = await db.query<{ value_ciphertext: Buffer }>(`select value_ciphertext from secret where name = 'STRIPE_SECRET'`);
-      expect(after!.value_ciphertext.equals(before!.value_ciphertext)).toBe(false);
-      expect((await readRecord(CHECKOUT)).secrets).toEqual([
-        { name: 'STRIPE_SECRET', value: 'sk_live_rotated' },
-        { name: 'DB_PASSWORD', value: 'correct horse battery staple' },
+      const ciphertext = async () =>
+        (await db.query<{ value_ciphertext: Buffer }>(`select value_ciphertext from secret where name = 'STRIPE_SECRET'`))[0]!.value_ciphertext;
+      const before = await ciphertext();
+      expect(await importText(fixtureWith((doc) => { doc.deployments[0].secrets[0].value = 'sk_live_rotated'; }))).toEqual(counts(0, 1, 0));
+      expect((await ciphertext()).equals(before)).toBe(false);
+      expect(await secretsOfCheckout()).toEqual([
+        { name: 'STRIPE_SECRET', value: 'sk_live_rotated' }, { name: 'DB_PASSWORD', value: 'correct horse battery staple' },
       ]);
     });
 
-    it('deletes a secret the document no longer lists', async () => {
-      expect(await importText(fixtureWith((doc) => { doc.deployments[0].secrets.splice(1, 1); })))
-        .toEqual({ created: 0, updated: 0, deleted: 1 });
-      expect(await secretRows(CHECKOUT)).toEqual([{ name: 'STRIPE_SECRET', position: 0 }]);
-      expect((await readRecord(CHECKOUT)).secrets).toEqual([{ name: 'STRIPE_SECRET', value: 'sk_live_fixture_Zq8' }]);
-    });
-
-    it('adds a secret and follows a new order of the list', async () => {
-      expect(await importText(fixtureWith((doc) => {
-        doc.deployments[0].secrets = [{ name: 'NEW', value: 'n' }, ...doc.deployments[0].secrets.reverse()];
-      }))).toEqual({ created: 1, updated: 2, deleted: 0 });
-      expect(await secretRows(CHECKOUT)).toEqual([
-        { name: 'NEW', position: 0 }, { name: 'DB_PASSWORD', position: 1 }, { name: 'STRIPE_SECRET', position: 2 },
-      ]);
-    });
-
-    it('deletes a repository the integration no longer lists', async () => {
-      expect(await importText(fixtureWith((doc) => { doc.integrations[0].repositories.shift(); })))
-        .toEqual({ created: 0, updated: 0, deleted: 1 });
-      expect(await db.query(`select code_host_id::text as id from source_repository`)).toEqual([{ id: '3000000001' }]);
-    });
-
-    it('replaces the tag links and flips remote_reconciled', async () => {
-      const summary = await importText(fixtureWith((doc) => {
-        doc.deployments[0].tag_value_ids = [PROD];
-        doc.deployments[0].remote_reconciled = false;
+    it('fills every key a partial resource spec leaves out with null, keeping false and 0', async () => {
+      const fullSpec = fixtureDeployment(0).source_config.resource_spec;
+      await importText(fixtureWith((doc) => {
+        Object.assign(doc.deployments[1].source_config, { build_on_push: false, resource_spec: { min_scale: 0, sidecars: [{ name: 'proxy' }] } });
       }));
-      expect(summary).toEqual({ created: 0, updated: 1, deleted: 0 });
-      expect(await db.query(`select tag_value_id from deployment_tag_value`)).toEqual([{ tag_value_id: PROD }]);
-      expect(await db.query(`select remote_reconciled from deployment where id = $1`, [CHECKOUT])).toEqual([{ remote_reconciled: false }]);
-    });
-
-    it('counts a change of the tag links alone', async () => {
-      expect(await importText(fixtureWith((doc) => { doc.deployments[0].tag_value_ids = [PROD]; })))
-        .toEqual({ created: 0, updated: 1, deleted: 0 });
-      expect(await db.query(`select tag_value_id from deployment_tag_value`)).toEqual([{ tag_value_id: PROD }]);
+      const nulls = (keysOf: object) => Object.fromEntries(Object.keys(keysOf).map((key) => [key, null]));
+      const { source_config: config } = (await readRecord(OTHER)) as Json;
+      expect(config.resource_spec).toStrictEqual({ ...nulls(fullSpec), min_scale: 0, sidecars: [{ ...nulls(fullSpec.sidecars[0]), name: 'proxy' }] });
+      expect(config.build_on_push).toBe(false);
+      expect(config.repo_url).toBeNull();
     });
   });
 
@@ -262,8 +253,9 @@ describe('import', () => {
         'deployments[0].source_config.resource_spec.memory_mb', /int/],
       ['a bad UUID', deployment((d) => { d.id = '55555555-5555-4555-8555-55555555555'; }, 1), 'deployments[1].id', /UUID/],
       ['a bad status', deployment((d) => { d.status = 'RUNNING'; }), 'deployments[0].status', /READY/],
-      ['a duplicate deployment id (in another case)', deployment((d) => { d.id = CHECKOUT.toUpperCase(); }, 1),
-        'deployments[1]', /duplicate deployment id/],
+      ['a duplicate deployment id (in another case)',
+        fixtureWith((doc) => { doc.deployments[0].id = UNKNOWN; doc.deployments[1].id = UNKNOWN.toUpperCase(); }),
+        'deployments[1]', /duplicate deployment id "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"/],
       ['a tag value of another tenant', deployment((d) => { d.tag_value_ids = [PROD]; }, 1),
         'deployments[1].tag_value_ids[0]', /does not exist in tenant/],
       ['a tenant neither declared nor stored', fixtureWith((doc) => { doc.tenants.pop(); }),
@@ -307,6 +299,14 @@ describe('import', () => {
         'deployments[0].tag_value_ids[0]', /does not exist in tenant/);
       await expectRejected(only({ tags: [{ tenant_id: GLOBEX, key: 'env', values: [{ id: PROD, value: 'prod' }] }] }),
         'tags[0].values[0].id', /another tenant/);
+    });
+
+    it('a source_config.integration_id of another tenant (an unknown one is kept as given)', async () => {
+      const globexApp = fixtureDeployment(1);
+      await expectRejected(only({ deployments: [{ ...globexApp, source_config: { ...globexApp.source_config, integration_id: ACME_INTEGRATION } }] }),
+        'deployments[0].source_config.integration_id', /belongs to another tenant/);
+      await importText(only({ deployments: [{ ...globexApp, source_config: { ...globexApp.source_config, integration_id: UNKNOWN } }] }));
+      expect((await readRecord(OTHER)).source_config).toMatchObject({ integration_id: UNKNOWN });
     });
 
     it('a revision of another deployment', async () => {

@@ -1,8 +1,10 @@
-// Shared wrapper for the command-line tools: expected failures print one line and exit 1; nothing else
-// prints a stack trace unless DEBUG is set.
+// Shared wrapper for the command-line tools: expected failures (bad input, configuration, an unreachable
+// database) print one line and exit 1; anything else is a bug and prints its stack.
 export class UsageError extends Error {
   override name = 'UsageError';
 }
+
+const EXPECTED = new Set(['ConfigError', 'UsageError', 'ImportError', 'DatabaseUnavailableError', 'EmbeddedPostgresError']);
 
 export async function runCli(main: (args: string[]) => Promise<void>): Promise<void> {
   try {
@@ -10,8 +12,7 @@ export async function runCli(main: (args: string[]) => Promise<void>): Promise<v
     process.exit(0);
   } catch (error) {
     const err = error as Error;
-    const expected = ['ConfigError', 'UsageError', 'ImportError', 'DatabaseUnavailableError', 'EmbeddedPostgresError'].includes(err.name);
-    console.error(expected || !process.env.DEBUG ? `error: ${err.message}` : err);
+    console.error(EXPECTED.has(err.name) ? `error: ${err.message}` : err);
     process.exit(1);
   }
 }

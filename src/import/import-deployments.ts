@@ -2,6 +2,7 @@
 // secret references, tag links and revisions. See importer.ts for the rules.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { TenantSchema } from '../modules/tenancy/tenant.entity.ts';
+import { IntegrationSchema } from '../modules/integrations/integration.entity.ts';
 import { DeploymentSchema, type Deployment } from '../modules/deployments/deployment.entity.ts';
 import { RevisionSchema } from '../modules/deployments/revision.entity.ts';
 import { SecretSchema, type Secret } from '../modules/deployments/secret.entity.ts';
@@ -27,6 +28,22 @@ async function resolveTagValues(em: EntityManager, doc: ImportDocument, declared
       }
       return value;
     });
+}
+
+/** `source_config.integration_id` may name an integration we do not know, but never another tenant's. */
+async function checkIntegrationReferences(em: EntityManager, doc: ImportDocument): Promise<void> {
+  const owners = new Map(doc.integrations.map((i) => [i.id, i.tenant_id]));
+  const ids = doc.deployments.map((d) => d.source_config.integration_id).filter((id): id is string => !!id && !owners.has(id));
+  for (const integration of await em.find(IntegrationSchema, { id: { $in: ids } }, ACROSS_TENANTS)) {
+    owners.set(integration.id, integration.tenant.id);
+  }
+  doc.deployments.forEach((deployment, i) => {
+    const id = deployment.source_config.integration_id;
+    const owner = id ? owners.get(id) : undefined;
+    if (owner && owner !== deployment.tenant_id) {
+      throw new ImportError(`deployments[${i}].source_config.integration_id`, `integration ${id} belongs to another tenant`);
+    }
+  });
 }
 
 function decryptsTo(cipher: SecretCipher, secret: Secret, value: string): boolean {
@@ -103,5 +120,6 @@ export async function importDeployments(
     importSecrets(em, deployment, input, cipher);
     imported.set(input.id, deployment);
   });
+  await checkIntegrationReferences(em, doc);
   await importRevisions(em, doc, imported);
 }

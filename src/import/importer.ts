@@ -5,7 +5,7 @@
 //
 // The import is an operator tool spanning tenants: it opts out of the tenant filter explicitly, query by
 // query, and instead refuses any record that would move or reach into another tenant's rows.
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { ReferenceKind, type EntityManager } from '@mikro-orm/postgresql';
 import { TenantSchema } from '../modules/tenancy/tenant.entity.ts';
 import { IntegrationSchema } from '../modules/integrations/integration.entity.ts';
 import { SourceRepositorySchema, type SourceRepository } from '../modules/integrations/source-repository.entity.ts';
@@ -96,11 +96,17 @@ function summarize(em: EntityManager): ImportSummary {
   const uow = em.getUnitOfWork();
   uow.computeChangeSets();
   const summary: ImportSummary = { created: 0, updated: 0, deleted: 0 };
+  const changed = new Set<object>();
   for (const changeSet of uow.getChangeSets()) {
+    changed.add(changeSet.entity);
     if (changeSet.type === 'create') summary.created++;
     else if (changeSet.type === 'update') summary.updated++;
-    else if (changeSet.type === 'delete') summary.deleted++;
+    else summary.deleted++;
   }
+  // A changed many-to-many collection (a deployment's tags) has no change set of its own.
+  const linkUpdates = uow.getCollectionUpdates().filter((collection) => collection.property.kind === ReferenceKind.MANY_TO_MANY);
+  const ownersOfChangedLinks = new Set(linkUpdates.map((collection) => collection.owner));
+  for (const owner of ownersOfChangedLinks) if (!changed.has(owner)) summary.updated++;
   return summary;
 }
 
