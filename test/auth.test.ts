@@ -101,7 +101,7 @@ describe('authentication', () => {
       expect(row).not.toContain(acmeKey);
       expect(row).not.toContain(bothKey);
     }
-    const stored = await db.orm.em.fork().find(ApiKeySchema, {});
+    const stored = await db.orm.em.fork().getRepository(ApiKeySchema).listAll();
     expect(stored.every((k) => /^[0-9a-f]{64}$/.test(k.keyHash) && k.prefix.startsWith('dmk_'))).toBe(true);
   });
 });

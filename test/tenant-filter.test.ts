@@ -7,8 +7,12 @@ import { SecretSchema } from '../src/modules/deployments/secret.entity.ts';
 import { TagValueSchema } from '../src/modules/deployments/tag.entity.ts';
 import { IntegrationSchema } from '../src/modules/integrations/integration.entity.ts';
 import { SourceRepositorySchema } from '../src/modules/integrations/source-repository.entity.ts';
+import { TenantSchema } from '../src/modules/tenancy/tenant.entity.ts';
+import { ApiKeySchema, CredentialsAccessError } from '../src/modules/tenancy/api-key.entity.ts';
+import { UnfilteredQueryBuilderError } from '../src/db/tenant-safe-entity-manager.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
 import {
+  issueKey,
   ACME, ACME_DEPLOYMENT, ACME_INTEGRATION, GLOBEX, GLOBEX_DEPLOYMENT, GLOBEX_INTEGRATION, importFixture, newCipher,
 } from './support/fixtures.ts';
 
@@ -57,6 +61,27 @@ describe('tenant filter', () => {
     // Even a caller who crafts a condition across a relation only reaches its own tenant's rows.
     const secrets = await globex.find(SecretSchema, { deployment: { id: { $in: [ACME_DEPLOYMENT, GLOBEX_DEPLOYMENT] } } }, { populate: ['deployment'] });
     expect(secrets.map((s) => s.name)).toEqual(['OTHER_SECRET']);
+  });
+
+  it('refuses a raw QueryBuilder over tenant-owned entities; the filtered one fails closed and scopes', async () => {
+    expect(() => db.orm.em.fork().createQueryBuilder(DeploymentSchema)).toThrow(UnfilteredQueryBuilderError);
+    expect(() => scopeToTenant(db.orm.em, ACME).getRepository(SecretSchema).createQueryBuilder('s')).toThrow(UnfilteredQueryBuilderError);
+    await expect(db.orm.em.fork().filteredQueryBuilder(DeploymentSchema, 'd')).rejects.toThrow(TenantScopeMissingError);
+
+    const qb = await scopeToTenant(db.orm.em, ACME).filteredQueryBuilder(DeploymentSchema, 'd');
+    expect((await qb.select('id').getResult()).map((d) => d.id)).toEqual([ACME_DEPLOYMENT]);
+    const count = await (await scopeToTenant(db.orm.em, GLOBEX).filteredQueryBuilder(SecretSchema, 's')).getCount();
+    expect(count).toBe(1);
+  });
+
+  it('lets a request see its own tenant only, and no API keys at all', async () => {
+    await issueKey(db.orm.em, [ACME]);
+    const acme = scopeToTenant(db.orm.em, ACME);
+    expect((await acme.find(TenantSchema, {})).map((t) => t.name)).toEqual(['acme']);
+    expect(await acme.findOne(TenantSchema, { id: GLOBEX })).toBeNull();
+    await expect(db.orm.em.fork().find(TenantSchema, {})).rejects.toThrow(TenantScopeMissingError);
+    await expect(acme.find(ApiKeySchema, {})).rejects.toThrow(CredentialsAccessError);
+    await expect(acme.count(ApiKeySchema, {})).rejects.toThrow(CredentialsAccessError);
   });
 
   it('rejects an empty tenant id as a scope', async () => {

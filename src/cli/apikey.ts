@@ -43,7 +43,7 @@ await runCli(async (args) => {
       const apiKey = await revokeApiKey(em, target!);
       console.log(`Revoked API key ${apiKey.prefix}… (id ${apiKey.id}) at ${apiKey.revokedAt!.toISOString()}.`);
     } else {
-      const keys = await em.find(ApiKeySchema, {}, { populate: ['tenants'], orderBy: { createdAt: 'asc' } });
+      const keys = await em.getRepository(ApiKeySchema).listAll();
       for (const k of keys) {
         const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active';
         console.log(`${k.prefix}…  ${k.id}  ${k.name}  secrets:${k.mayReadSecrets ? 'yes' : 'no'}  ${state}  tenants: ${k.tenants.getItems().map((t) => t.id).join(', ')}`);

@@ -1,6 +1,6 @@
 // First embedded start: load the demo tenant and mint a demo API key. The key's plaintext is kept only in
 // a file beside the embedded data (owner-readable), so that later starts can print it again.
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { AppOrm } from '../db/orm-config.ts';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -16,9 +16,9 @@ export const DEMO_KEY_FILE = 'demo-api-key';
 
 export type DemoKey = { key: string } | { revokedPrefix: string };
 
-export async function ensureDemoData(orm: MikroORM, cipher: SecretCipher, dataDir: string): Promise<DemoKey> {
+export async function ensureDemoData(orm: AppOrm, cipher: SecretCipher, dataDir: string): Promise<DemoKey> {
   const em = orm.em.fork();
-  if (!(await em.findOne(TenantSchema, { id: DEMO_TENANT_ID }))) {
+  if (!(await em.findOne(TenantSchema, { id: DEMO_TENANT_ID }, { filters: false }))) {
     await importDocument(em, importDocumentSchema.parse(buildDemoDocument()), cipher);
   }
   const keyFile = path.join(dataDir, DEMO_KEY_FILE);

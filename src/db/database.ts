@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres.ts';
-import { createOrmConfig } from './orm-config.ts';
+import { createOrmConfig, type AppOrm } from './orm-config.ts';
 
 export const EMBEDDED_DATABASE_NAME = 'deployments';
 
@@ -24,7 +24,7 @@ export function redactUrl(url: string): string {
   }
 }
 
-async function connect(clientUrl: string, mode: Database['mode']): Promise<MikroORM> {
+async function connect(clientUrl: string, mode: Database['mode']): Promise<AppOrm> {
   const where = mode === 'external' ? `DATABASE_URL (${redactUrl(clientUrl)})` : 'the embedded PostgreSQL';
   // A plain connection first: its errors name the cause ("database ... does not exist", ECONNREFUSED).
   const probe = new pg.Client({ connectionString: clientUrl, connectionTimeoutMillis: 10_000 });
@@ -35,7 +35,7 @@ async function connect(clientUrl: string, mode: Database['mode']): Promise<Mikro
   } finally {
     await probe.end().catch(() => {});
   }
-  return MikroORM.init(createOrmConfig({ clientUrl }));
+  return (await MikroORM.init(createOrmConfig({ clientUrl }))) as unknown as AppOrm;
 }
 
 function oneLine(error: unknown): string {
@@ -45,7 +45,7 @@ function oneLine(error: unknown): string {
 }
 
 export interface Database {
-  orm: MikroORM;
+  orm: AppOrm;
   mode: 'embedded' | 'external';
   close(): Promise<void>;
 }
@@ -71,7 +71,7 @@ export async function startEmbeddedDatabase(config: Config): Promise<{ server: R
 }
 
 /** Applies every pending migration; returns the names it applied. */
-export async function migrate(orm: MikroORM): Promise<string[]> {
+export async function migrate(orm: AppOrm): Promise<string[]> {
   const applied = await orm.migrator.up();
   return applied.map((migration) => migration.name);
 }

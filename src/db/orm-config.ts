@@ -1,9 +1,13 @@
 // The one MikroORM configuration, shared by the server, the CLIs and the tests.
-import { defineConfig, type Options } from '@mikro-orm/postgresql';
+import { defineConfig, type MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../config.ts';
 import { entities } from './entities.ts';
+import { TenantSafeEntityManager } from './tenant-safe-entity-manager.ts';
+
+/** The ORM as this project configures it: its EntityManager is a TenantSafeEntityManager. */
+export type AppOrm = MikroORM<TenantSafeEntityManager>;
 
 export const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'migrations');
 
@@ -14,8 +18,9 @@ export interface OrmConfigOptions {
   poolMax?: number;
 }
 
-export function createOrmConfig({ clientUrl, debug = false, poolMax = 10 }: OrmConfigOptions): Options {
+export function createOrmConfig({ clientUrl, debug = false, poolMax = 10 }: OrmConfigOptions): Options<TenantSafeEntityManager> {
   return defineConfig({
+    entityManager: TenantSafeEntityManager,
     clientUrl,
     entities,
     extensions: [Migrator],

@@ -23,7 +23,7 @@ export interface ImportSummary {
 }
 
 async function importTenants(em: EntityManager, doc: ImportDocument): Promise<void> {
-  const existing = new Map((await em.find(TenantSchema, { id: { $in: doc.tenants.map((t) => t.id) } })).map((t) => [t.id, t]));
+  const existing = new Map((await em.find(TenantSchema, { id: { $in: doc.tenants.map((t) => t.id) } }, ACROSS_TENANTS)).map((t) => [t.id, t]));
   for (const tenant of doc.tenants) {
     const row = existing.get(tenant.id);
     if (row) em.assign(row, { name: tenant.name });
@@ -36,7 +36,7 @@ async function importTenants(em: EntityManager, doc: ImportDocument): Promise<vo
   ];
   const declared = new Set(doc.tenants.map((t) => t.id));
   const outside = [...new Set(referenced.map(([id]) => id).filter((id) => !declared.has(id)))];
-  const found = new Set((await em.find(TenantSchema, { id: { $in: outside } }, { fields: ['id'] })).map((t) => t.id));
+  const found = new Set((await em.find(TenantSchema, { id: { $in: outside } }, { ...ACROSS_TENANTS, fields: ['id'] })).map((t) => t.id));
   const missing = referenced.find(([id]) => !declared.has(id) && !found.has(id));
   if (missing) throw new ImportError(missing[1], `tenant ${missing[0]} is neither in "tenants" nor in the database`);
 }

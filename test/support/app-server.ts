@@ -1,6 +1,6 @@
 // The real HTTP server of the app on a free port, for tests that talk to it like a client does.
 import type { AddressInfo } from 'node:net';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { AppOrm } from '../../src/db/orm-config.ts';
 import { createApp } from '../../src/app.ts';
 import type { SecretCipher } from '../../src/modules/deployments/secret-cipher.ts';
 
@@ -10,7 +10,7 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
-export async function startApp(orm: MikroORM, cipher: SecretCipher): Promise<RunningApp> {
+export async function startApp(orm: AppOrm, cipher: SecretCipher): Promise<RunningApp> {
   const { server } = createApp({ orm, cipher });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -4,12 +4,12 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { createDatabaseIfMissing, migrate } from '../../src/db/database.ts';
-import { createOrmConfig } from '../../src/db/orm-config.ts';
+import { createOrmConfig, type AppOrm } from '../../src/db/orm-config.ts';
 
 export interface TestDatabase {
   name: string;
   url: string;
-  orm: MikroORM;
+  orm: AppOrm;
   /** A raw connection, for looking at what is really stored. */
   query<R extends pg.QueryResultRow = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
   drop(): Promise<void>;
@@ -27,7 +27,7 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   const name = `test_${randomBytes(6).toString('hex')}`;
   await createDatabaseIfMissing(maintenanceUrl, name);
   const url = urlForDatabase(maintenanceUrl, name);
-  const orm = await MikroORM.init(createOrmConfig({ clientUrl: url, poolMax: 4 }));
+  const orm = (await MikroORM.init(createOrmConfig({ clientUrl: url, poolMax: 4 }))) as unknown as AppOrm;
   if (options.migrated ?? true) await migrate(orm);
   const raw = new pg.Pool({ connectionString: url, max: 2 });
   return {

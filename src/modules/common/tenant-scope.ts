@@ -16,19 +16,25 @@ export interface TenantFilterArgs {
   tenantId: string;
 }
 
-export const tenantFilter = {
-  [TENANT_FILTER]: {
-    name: TENANT_FILTER,
-    default: true,
-    // `args: false` lets the condition run without parameters, so the missing scope reaches our own
-    // error (with the entity's name) instead of MikroORM's generic one.
-    args: false,
-    cond: (args: Partial<TenantFilterArgs> | undefined, _type: unknown, _em: unknown, _options: unknown, entityName?: string) => {
-      if (typeof args?.tenantId !== 'string' || args.tenantId === '') throw new TenantScopeMissingError(entityName);
-      return { tenant: args.tenantId };
+/**
+ * The `tenant` filter for an entity whose `column` holds the tenant id: `tenant` on tenant-owned rows,
+ * `id` on the tenant table itself (a request sees its own tenant only).
+ */
+export function tenantFilter(column: 'tenant' | 'id') {
+  return {
+    [TENANT_FILTER]: {
+      name: TENANT_FILTER,
+      default: true,
+      // `args: false` lets the condition run without parameters, so the missing scope reaches our own
+      // error (with the entity's name) instead of MikroORM's generic one.
+      args: false,
+      cond: (args: Partial<TenantFilterArgs> | undefined, _type: unknown, _em: unknown, _options: unknown, entityName?: string) => {
+        if (typeof args?.tenantId !== 'string' || args.tenantId === '') throw new TenantScopeMissingError(entityName);
+        return { [column]: args.tenantId };
+      },
     },
-  },
-};
+  };
+}
 
 /** A fresh EntityManager whose every query of a tenant-owned entity is limited to `tenantId`. */
 export function scopeToTenant<T extends EntityManager>(em: T, tenantId: string): T {

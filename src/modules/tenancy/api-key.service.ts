@@ -19,7 +19,7 @@ export async function issueApiKey(
 ): Promise<IssuedApiKey> {
   if (options.tenantIds.length === 0) throw new ApiKeyError('a key needs at least one tenant (--tenant <uuid>)');
   const tenantIds = [...new Set(options.tenantIds.map((id) => id.toLowerCase()))];
-  const tenants = await em.find(TenantSchema, { id: { $in: tenantIds } });
+  const tenants = await em.find(TenantSchema, { id: { $in: tenantIds } }, { filters: false });
   const missing = tenantIds.filter((id) => !tenants.some((t) => t.id === id));
   if (missing.length) throw new ApiKeyError(`unknown tenant ${missing.join(', ')}`);
   const { key, prefix, keyHash } = generateApiKey();

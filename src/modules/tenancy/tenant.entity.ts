@@ -1,14 +1,17 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
-import { randomUUID } from 'node:crypto';
+import { createdAt, updatedAt, uuidPrimaryKey } from '../common/columns.ts';
+import { tenantFilter } from '../common/tenant-scope.ts';
 
-// Not tenant-scoped itself: a request reaches its tenant by the id its API key grants.
+// A request sees its own tenant only (the `tenant` filter on `id`); authentication and the CLIs, which
+// work before or across tenants, opt out explicitly.
 export const TenantSchema = defineEntity({
   name: 'Tenant',
+  filters: tenantFilter('id'),
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: uuidPrimaryKey(),
     name: p.text(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
 });
 

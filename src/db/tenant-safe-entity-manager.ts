@@ -1,0 +1,35 @@
+// MikroORM applies filters to em.find/count/populate but not to a QueryBuilder unless it is asked to.
+// This EntityManager closes that gap: a QueryBuilder over a tenant-owned entity can only be had through
+// filteredQueryBuilder(), which applies the tenant filter (and so fails closed without a tenant).
+import { EntityManager, type EntityName, type QueryBuilder } from '@mikro-orm/postgresql';
+import { TENANT_FILTER } from '../modules/common/tenant-scope.ts';
+
+export class UnfilteredQueryBuilderError extends Error {
+  override name = 'UnfilteredQueryBuilderError';
+}
+
+export class TenantSafeEntityManager extends EntityManager {
+  private isTenantOwned(entityName: unknown): boolean {
+    if (typeof entityName !== 'function' && typeof entityName !== 'string' && !(entityName as { meta?: unknown })?.meta) return false;
+    const meta = this.getMetadata().find(entityName as EntityName);
+    return !!meta?.filters?.[TENANT_FILTER];
+  }
+
+  override createQueryBuilder<Entity extends object, RootAlias extends string = never>(
+    entityName: EntityName<Entity> | QueryBuilder<Entity>, ...rest: [RootAlias?, ...unknown[]]
+  ): QueryBuilder<Entity, RootAlias> {
+    if (this.isTenantOwned(entityName)) {
+      throw new UnfilteredQueryBuilderError('A QueryBuilder skips the tenant filter; use em.filteredQueryBuilder() for tenant-owned entities');
+    }
+    return (super.createQueryBuilder as (...args: unknown[]) => QueryBuilder<Entity, RootAlias>)(entityName, ...rest);
+  }
+
+  /** A QueryBuilder with every active filter applied, the tenant filter included (it throws without a tenant). */
+  async filteredQueryBuilder<Entity extends object, RootAlias extends string = never>(
+    entityName: EntityName<Entity>, alias?: RootAlias,
+  ): Promise<QueryBuilder<Entity, RootAlias>> {
+    const qb = super.createQueryBuilder<Entity, RootAlias>(entityName, alias);
+    await qb.applyFilters();
+    return qb;
+  }
+}
