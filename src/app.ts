@@ -23,7 +23,7 @@ export function createApp(services: AppServices): App {
     },
     landingPage: false,
     // Unexpected errors reach clients as "Unexpected error."; details stay in the server log.
-    maskedErrors: true,
+    maskedErrors: { isDev: false }, // never attach stacks or original messages, whatever NODE_ENV says
   });
   return { yoga, server: createServer(yoga) };
 }

@@ -1,5 +1,6 @@
 // Environment, parsed and validated once. Everything else receives a typed Config and never reads
 // process.env itself, so a bad value is reported at start-up, not on the first request that needs it.
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -91,11 +92,13 @@ export function loadConfig(env: Env = process.env): Config {
     // Without it, secrets written by one instance could not be read by the next; never invent one silently.
     throw new ConfigError('SECRETS_KEY', 'is required when DATABASE_URL is set (generate one with `openssl rand -base64 32`)');
   }
+  const dataDir = path.resolve(PROJECT_ROOT, read(env, 'DATA_DIR') ?? '.data');
+  if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) throw new ConfigError('DATA_DIR', `${dataDir} exists and is not a directory`);
   return {
     port: parsePort(env, 'PORT', 4000, true),
     host: read(env, 'HOST') ?? '127.0.0.1',
     databaseUrl,
-    dataDir: path.resolve(PROJECT_ROOT, read(env, 'DATA_DIR') ?? '.data'),
+    dataDir,
     secretsKey,
     migrateOnStart: parseBoolean(env, 'MIGRATE_ON_START', true),
     seedDemoData: parseBoolean(env, 'SEED_DEMO_DATA', true),

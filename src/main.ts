@@ -1,17 +1,19 @@
-// Process entry: configuration -> database (embedded or DATABASE_URL) -> migrations -> demo data -> HTTP.
+// Process entry: configuration -> database (embedded or DATABASE_URL) -> migrations -> demo data -> HTTP,
+// and the reverse on SIGINT/SIGTERM: stop accepting, finish requests in flight, close the ORM, stop PostgreSQL.
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, loadConfig } from './config.ts';
-import { DatabaseUnavailableError, openDatabase } from './db/database.ts';
-import { EmbeddedPostgresError } from './db/embedded-postgres.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { openDatabase, type Database } from './db/database.ts';
 import { resolveSecretsKey } from './modules/deployments/secrets-key.ts';
 import { SecretCipher } from './modules/deployments/secret-cipher.ts';
-import { ensureDemoData, type DemoKey } from './cli/demo-data.ts';
-import { DEMO_TENANT_ID } from './cli/demo-dataset.ts';
+import { ensureDemoData, type DemoKey } from './demo/demo-data.ts';
+import { DEMO_TENANT_ID } from './demo/demo-dataset.ts';
+import { describeFailure } from './expected-errors.ts';
 import { createApp, GRAPHQL_PATH } from './app.ts';
 
 function describeDemoKey(demo: DemoKey, url: string): string {
   if ('revokedPrefix' in demo) {
-    return `Demo API key ${demo.revokedPrefix}… was revoked; issue another with: npm run apikey -- create --tenant ${DEMO_TENANT_ID} --read-secrets`;
+    return `Demo API key ${demo.revokedPrefix} was revoked; issue another with: npm run apikey -- create --tenant ${DEMO_TENANT_ID} --read-secrets`;
   }
   return [
     `Demo API key (tenant "Demo Workspace", may read secrets): ${demo.key}`,
@@ -19,31 +21,47 @@ function describeDemoKey(demo: DemoKey, url: string): string {
   ].join('\n');
 }
 
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const cipher = new SecretCipher(await resolveSecretsKey(config));
-  const database = await openDatabase(config, { migrate: config.migrateOnStart });
-  const demo = database.mode === 'embedded' && config.seedDemoData ? await ensureDemoData(database.orm, cipher, config.dataDir) : undefined;
-
-  const { server } = createApp({ orm: database.orm, cipher });
-  await new Promise<void>((resolve, reject) => {
+function listen(server: Server, config: Config): Promise<void> {
+  return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      const busy = error.code === 'EADDRINUSE' || error.code === 'EACCES';
-      reject(busy ? new ConfigError('PORT', `${config.port} on ${config.host} cannot be used (${error.code}); choose another PORT or HOST`) : error);
+      const variable = error.code === 'ENOTFOUND' || error.code === 'EADDRNOTAVAIL' ? 'HOST' : 'PORT';
+      reject(new ConfigError(variable, `does not allow listening on ${config.host}:${config.port} (${error.code ?? error.message})`));
     });
     server.listen(config.port, config.host, resolve);
   });
+}
+
+/** Listens, and returns the server with what to announce once it can also be stopped cleanly. */
+async function serve(config: Config, database: Database, cipher: SecretCipher): Promise<{ server: Server; announcement: string }> {
+  const demo = database.mode === 'embedded' && config.seedDemoData ? await ensureDemoData(database.orm, cipher, config.dataDir) : undefined;
+  const { server } = createApp({ orm: database.orm, cipher });
+  await listen(server, config);
   const { port } = server.address() as AddressInfo;
   const shownHost = ['127.0.0.1', '::1', '0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host;
   const url = `http://${shownHost}:${port}${GRAPHQL_PATH}`;
-  console.log(`GraphQL ready at ${url} (database: ${database.mode === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'DATABASE_URL'})`);
-  if (demo) console.log(describeDemoKey(demo, url));
+  const where = database.mode === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'DATABASE_URL';
+  const lines = [`GraphQL ready at ${url} (database: ${where})`, ...(demo ? [describeDemoKey(demo, url)] : [])];
+  return { server, announcement: lines.join('\n') };
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const cipher = new SecretCipher(await resolveSecretsKey(config));
+  const database = await openDatabase(config, { migrate: config.migrateOnStart, whenRunning: 'own' });
+  let server: Server;
+  let announcement: string;
+  try {
+    ({ server, announcement } = await serve(config, database, cipher));
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal} received: closing connections`);
+    console.log(`${signal} received: finishing requests in flight, then stopping`);
     server.closeIdleConnections();
     await new Promise((resolve) => server.close(resolve));
     await database.close();
@@ -51,10 +69,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  console.log(announcement);
 }
 
-main().catch((error: Error) => {
-  const expected = [ConfigError, EmbeddedPostgresError, DatabaseUnavailableError].some((type) => error instanceof type);
-  console.error(expected ? error.message : error);
+main().catch((error: unknown) => {
+  console.error(describeFailure(error));
   process.exit(1);
 });

@@ -94,6 +94,11 @@ describe('authentication', () => {
     expect(asGlobex.body.data.node.name).toBe('globex');
   });
 
+  it('refuses to issue a key for a malformed or unknown tenant', async () => {
+    await expect(issueKey(db.orm.em, ['not-a-uuid'])).rejects.toThrow('tenant "not-a-uuid" is not a UUID');
+    await expect(issueKey(db.orm.em, ['aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa'])).rejects.toThrow('unknown tenant');
+  });
+
   it('stores only a hash of each key', async () => {
     const rows = await db.query<{ row: string }>('select k::text as row from api_key k');
     expect(rows.length).toBeGreaterThanOrEqual(2);

@@ -38,6 +38,7 @@ describe('configuration', () => {
     [{ SECRETS_KEY: 'too-short' }, 'SECRETS_KEY must be 32 bytes'],
     [{ SECRETS_KEY: Buffer.alloc(16).toString('base64') }, 'SECRETS_KEY must be 32 bytes'],
     [{ EMBEDDED_PG_PORT: '-1' }, 'EMBEDDED_PG_PORT'],
+    [{ DATA_DIR: '/etc/hostname' }, 'DATA_DIR /etc/hostname exists and is not a directory'],
   ])('rejects %o naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -258,6 +258,9 @@ describe('import', () => {
         'deployments[1]', /duplicate deployment id "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"/],
       ['a tag value of another tenant', deployment((d) => { d.tag_value_ids = [PROD]; }, 1),
         'deployments[1].tag_value_ids[0]', /does not exist in tenant/],
+      ['a NUL character PostgreSQL cannot store (in free-form JSON too)',
+        deployment((d) => { d.source_config.resource_spec.labels = { app: 'a\u0000b' }; }),
+        'deployments[0].source_config.resource_spec.labels.app', /NUL character/],
       ['a tenant neither declared nor stored', fixtureWith((doc) => { doc.tenants.pop(); }),
         'integrations[1].tenant_id', /tenant 22222222-2222-4222-8222-222222222222 is neither/],
     ])('%s', async (_, text, path, problem) => {

@@ -10,12 +10,19 @@ import { urlForDatabase } from './support/test-database.ts';
 import { graphqlAt, runNode, startService } from './support/service-process.ts';
 
 const dirs: string[] = [];
+const databases: string[] = [];
 const tempDir = () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dmg-start-'));
   dirs.push(dir);
   return dir;
 };
-afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+afterAll(async () => {
+  dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true }));
+  const admin = new pg.Client({ connectionString: inject('postgresMaintenanceUrl') });
+  await admin.connect();
+  for (const name of databases) await admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(name)} WITH (FORCE)`);
+  await admin.end();
+});
 
 async function tablesOf(url: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: url });
@@ -32,6 +39,7 @@ async function freshDatabaseUrl(): Promise<string> {
   const maintenance = inject('postgresMaintenanceUrl');
   const name = `start_${Math.random().toString(36).slice(2, 10)}`;
   await createDatabaseIfMissing(maintenance, name);
+  databases.push(name);
   return urlForDatabase(maintenance, name);
 }
 
@@ -54,6 +62,24 @@ describe('npm start', () => {
     expect(second.output()).toContain(key);
     expect(await graphqlAt(second.url, key!, '{ tenant { name } }')).toEqual({ data: { tenant: { name: 'Demo Workspace' } } });
     expect(await second.stop()).toBe(0);
+  });
+
+  it('refuses a second service on the same data, and takes over a PostgreSQL orphaned by a killed one', async () => {
+    const dataDir = tempDir();
+    const first = await startService({ DATA_DIR: dataDir });
+    const key = /Demo API key \([^)]*\): (dmk_\S+)/.exec(first.output())![1]!;
+    await expect(startService({ DATA_DIR: dataDir })).rejects.toThrow(/belongs to another running process .*is the service already running\?/);
+
+    first.kill('SIGKILL'); // leaves its PostgreSQL running, owned by nobody
+    await first.exited;
+    const next = await startService({ DATA_DIR: dataDir });
+    expect(await graphqlAt(next.url, key, '{ tenant { name } }')).toEqual({ data: { tenant: { name: 'Demo Workspace' } } });
+    expect(await next.stop()).toBe(0);
+  });
+
+  it('stops with one line naming HOST when it cannot listen there', async () => {
+    const env = { DATABASE_URL: await freshDatabaseUrl(), SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'), HOST: 'no-such-host.invalid' };
+    await expect(startService(env)).rejects.toThrow(/exited with 1 before it was ready:\nInvalid configuration: HOST does not allow listening on no-such-host.invalid:0 \(ENOTFOUND\)\n$/);
   });
 
   it('uses DATABASE_URL when set: migrates it, starts no embedded server and loads no demo data', async () => {

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { ApiKeySchema } from '../modules/tenancy/api-key.entity.ts';
-import { ApiKeyError, issueApiKey, revokeApiKey } from '../modules/tenancy/api-key.service.ts';
+import { issueApiKey, revokeApiKey } from '../modules/tenancy/api-key.service.ts';
 import { runCli, UsageError } from './run-cli.ts';
 
 const USAGE = 'usage: npm run apikey -- create --tenant <uuid> [--tenant <uuid>...] [--read-secrets] [--name <label>] | revoke <key-prefix-or-id> | list';
@@ -36,22 +36,20 @@ await runCli(async (args) => {
       const { key, apiKey } = await issueApiKey(em, {
         tenantIds: values.tenant ?? [], name: values.name ?? 'unnamed', mayReadSecrets: values['read-secrets'] ?? false,
       });
-      console.log(`Created API key ${apiKey.prefix}… (id ${apiKey.id}, may read secrets: ${apiKey.mayReadSecrets ? 'yes' : 'no'}).`);
+      console.log(`Created API key ${apiKey.prefix} (id ${apiKey.id}, may read secrets: ${apiKey.mayReadSecrets ? 'yes' : 'no'}).`);
       console.log('Store it now; it is not shown again:');
       console.log(key);
     } else if (command === 'revoke') {
       const apiKey = await revokeApiKey(em, target!);
-      console.log(`Revoked API key ${apiKey.prefix}… (id ${apiKey.id}) at ${apiKey.revokedAt!.toISOString()}.`);
+      console.log(`Revoked API key ${apiKey.prefix} (id ${apiKey.id}) at ${apiKey.revokedAt!.toISOString()}.`);
     } else {
       const keys = await em.getRepository(ApiKeySchema).listAll();
       for (const k of keys) {
         const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active';
-        console.log(`${k.prefix}…  ${k.id}  ${k.name}  secrets:${k.mayReadSecrets ? 'yes' : 'no'}  ${state}  tenants: ${k.tenants.getItems().map((t) => t.id).join(', ')}`);
+        console.log(`${k.prefix}  ${k.id}  ${k.name}  secrets:${k.mayReadSecrets ? 'yes' : 'no'}  ${state}  tenants: ${k.tenants.getItems().map((t) => t.id).join(', ')}`);
       }
       if (keys.length === 0) console.log('No API keys.');
     }
-  } catch (error) {
-    throw error instanceof ApiKeyError ? new UsageError(error.message) : error;
   } finally {
     await database.close();
   }

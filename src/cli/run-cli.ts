@@ -1,18 +1,17 @@
-// Shared wrapper for the command-line tools: expected failures (bad input, configuration, an unreachable
-// database) print one line and exit 1; anything else is a bug and prints its stack.
+// Shared wrapper for the command-line tools (see expected-errors.ts for what prints as one line).
+import { describeFailure } from '../expected-errors.ts';
+
 export class UsageError extends Error {
   override name = 'UsageError';
 }
-
-const EXPECTED = new Set(['ConfigError', 'UsageError', 'ImportError', 'DatabaseUnavailableError', 'EmbeddedPostgresError']);
 
 export async function runCli(main: (args: string[]) => Promise<void>): Promise<void> {
   try {
     await main(process.argv.slice(2));
     process.exit(0);
   } catch (error) {
-    const err = error as Error;
-    console.error(EXPECTED.has(err.name) ? `error: ${err.message}` : err);
+    const failure = describeFailure(error);
+    console.error(typeof failure === 'string' ? `error: ${failure}` : failure);
     process.exit(1);
   }
 }

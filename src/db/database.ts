@@ -61,12 +61,24 @@ export async function createDatabaseIfMissing(maintenanceUrl: string, name: stri
   }
 }
 
-export async function startEmbeddedDatabase(config: Config): Promise<{ server: RunningPostgres; clientUrl: string }> {
+export interface OpenOptions {
+  migrate: boolean;
+  /** The service owns the embedded server ('own'); the CLIs join a running one ('join', the default). */
+  whenRunning?: 'join' | 'own';
+}
+
+async function startEmbeddedDatabase(config: Config, options: OpenOptions): Promise<{ server: RunningPostgres; clientUrl: string }> {
   const server = await startEmbeddedPostgres({
     clusterDir: path.join(config.dataDir, 'postgres'),
     port: config.embeddedPostgresPort,
+    whenRunning: options.whenRunning ?? 'join',
   });
-  await createDatabaseIfMissing(server.databaseUrl('postgres'), EMBEDDED_DATABASE_NAME);
+  try {
+    await createDatabaseIfMissing(server.databaseUrl('postgres'), EMBEDDED_DATABASE_NAME);
+  } catch (error) {
+    await server.stop();
+    throw new DatabaseUnavailableError(`Cannot prepare the embedded PostgreSQL: ${oneLine(error)}`);
+  }
   return { server, clientUrl: server.databaseUrl(EMBEDDED_DATABASE_NAME) };
 }
 
@@ -76,11 +88,11 @@ export async function migrate(orm: AppOrm): Promise<string[]> {
   return applied.map((migration) => migration.name);
 }
 
-export async function openDatabase(config: Config, options: { migrate: boolean }): Promise<Database> {
+export async function openDatabase(config: Config, options: OpenOptions): Promise<Database> {
   let embedded: RunningPostgres | undefined;
   let clientUrl = config.databaseUrl;
   if (clientUrl === undefined) {
-    const started = await startEmbeddedDatabase(config);
+    const started = await startEmbeddedDatabase(config, options);
     embedded = started.server;
     clientUrl = started.clientUrl;
   }

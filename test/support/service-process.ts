@@ -5,7 +5,10 @@ import { PROJECT_ROOT } from '../../src/config.ts';
 export interface ServiceProcess {
   url: string;
   output: () => string;
+  /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
+  kill(signal: NodeJS.Signals): void;
+  exited: Promise<number | null>;
 }
 
 const OWN_VARIABLES = ['PORT', 'HOST', 'DATABASE_URL', 'DATA_DIR', 'SECRETS_KEY', 'MIGRATE_ON_START', 'SEED_DEMO_DATA', 'EMBEDDED_PG_PORT'];
@@ -32,6 +35,8 @@ export function startService(env: Record<string, string>): Promise<ServiceProces
             child.kill('SIGTERM');
             return exited;
           },
+          kill: (signal) => child.kill(signal),
+          exited,
         });
       }
     };

@@ -5,8 +5,8 @@ import { z } from 'zod';
 import {
   DEPLOYMENT_SOURCES, DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES,
 } from './deployment-enums.ts';
+import { UUID_PATTERN } from '../common/uuid.ts';
 
-export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 export const uuid = z.string().regex(UUID_PATTERN, 'must be a UUID').transform((value) => value.toLowerCase());
 export const text = z.string().min(1, 'must not be empty');

@@ -9,9 +9,14 @@ import { ConfigError, parseSecretsKey, type Config } from '../../config.ts';
 export const SECRETS_KEY_FILE = 'secrets.key';
 
 export async function resolveSecretsKey(config: Config): Promise<Buffer> {
-  if (config.secretsKey) return config.secretsKey;
-  if (config.databaseUrl) throw new ConfigError('SECRETS_KEY', 'is required when DATABASE_URL is set');
   const file = path.join(config.dataDir, SECRETS_KEY_FILE);
+  if (config.secretsKey) {
+    // In embedded mode a generated key may already have encrypted the stored secrets: never switch silently.
+    if (!config.databaseUrl && existsSync(file) && !parseSecretsKey((await fs.readFile(file, 'utf8')).trim(), file).equals(config.secretsKey)) {
+      throw new ConfigError('SECRETS_KEY', `differs from the key in ${file} that encrypted the embedded database's secrets`);
+    }
+    return config.secretsKey;
+  }
   if (existsSync(file)) return parseSecretsKey((await fs.readFile(file, 'utf8')).trim(), file);
   await fs.mkdir(config.dataDir, { recursive: true, mode: 0o711 });
   const key = randomBytes(32);

@@ -1,6 +1,7 @@
 import { EntityRepository } from '@mikro-orm/postgresql';
 import type { ApiKey } from './api-key.entity.ts';
 import { hashApiKey, looksLikeApiKey } from './api-key-secret.ts';
+import { isUuid } from '../common/uuid.ts';
 
 /** Keys and their tenants are read before (or across) any tenant scope: the one sanctioned opt-out. */
 const UNSCOPED = { filters: false } as const;
@@ -18,8 +19,7 @@ export class ApiKeyRepository extends EntityRepository<ApiKey> {
   }
 
   async findByIdOrPrefix(idOrPrefix: string): Promise<ApiKey[]> {
-    const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(idOrPrefix);
-    if (isUuid) return this.find({ id: idOrPrefix.toLowerCase() }, UNSCOPED);
+    if (isUuid(idOrPrefix)) return this.find({ id: idOrPrefix.toLowerCase() }, UNSCOPED);
     if (idOrPrefix.length < 8) return [];
     return this.find({ prefix: { $like: `${idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%` } }, UNSCOPED);
   }

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKeySchema, type ApiKey } from './api-key.entity.ts';
 import { generateApiKey } from './api-key-secret.ts';
 import { TenantSchema } from './tenant.entity.ts';
+import { isUuid } from '../common/uuid.ts';
 
 export class ApiKeyError extends Error {
   override name = 'ApiKeyError';
@@ -18,6 +19,8 @@ export async function issueApiKey(
   em: EntityManager, options: { tenantIds: string[]; name: string; mayReadSecrets: boolean },
 ): Promise<IssuedApiKey> {
   if (options.tenantIds.length === 0) throw new ApiKeyError('a key needs at least one tenant (--tenant <uuid>)');
+  const malformed = options.tenantIds.find((id) => !isUuid(id));
+  if (malformed) throw new ApiKeyError(`tenant "${malformed}" is not a UUID`);
   const tenantIds = [...new Set(options.tenantIds.map((id) => id.toLowerCase()))];
   const tenants = await em.find(TenantSchema, { id: { $in: tenantIds } }, { filters: false });
   const missing = tenantIds.filter((id) => !tenants.some((t) => t.id === id));

@@ -79,7 +79,8 @@ export function buildDemoDocument() {
       latest_revision_id: revisions.at(-1)!.id,
       active_revision_id: revisions[0]!.id,
       revisions,
-      tag_value_ids: tagValuesByKey.map((values, k) => values[(index + k) % values.length]!).slice(0, 1 + (index % 3)),
+      // 1 to 3 tags, rotating through every value of every key.
+      tag_value_ids: tagValuesByKey.map((values, k) => values[(Math.floor(index / 3) + k) % values.length]!).slice(0, 1 + (index % 3)),
       source_config: {
         integration_id: fromRepo ? repo.integration : null,
         repo_url: fromRepo ? repo.url : null,
