@@ -10,6 +10,7 @@ import type { SecretCipher } from '../modules/deployments/secret-cipher.ts';
 import { ApiKeySchema } from '../modules/tenancy/api-key.entity.ts';
 import { issueApiKey } from '../modules/tenancy/api-key.service.ts';
 import { TenantSchema } from '../modules/tenancy/tenant.entity.ts';
+import { ACROSS_TENANTS } from '../modules/common/tenant-scope.ts';
 import { buildDemoDocument, DEMO_TENANT_ID } from './demo-dataset.ts';
 
 export const DEMO_KEY_FILE = 'demo-api-key';
@@ -18,7 +19,7 @@ export type DemoKey = { key: string } | { revokedPrefix: string };
 
 export async function ensureDemoData(orm: AppOrm, cipher: SecretCipher, dataDir: string): Promise<DemoKey> {
   const em = orm.em.fork();
-  if (!(await em.findOne(TenantSchema, { id: DEMO_TENANT_ID }, { filters: false }))) {
+  if (!(await em.findOne(TenantSchema, { id: DEMO_TENANT_ID }, ACROSS_TENANTS))) {
     await importDocument(em, importDocumentSchema.parse(buildDemoDocument()), cipher);
   }
   const keyFile = path.join(dataDir, DEMO_KEY_FILE);

@@ -1,8 +1,7 @@
 // Rules shared by the import steps.
 import { ImportError } from './parse-document.ts';
 
-/** The import spans tenants, so it opts out of the tenant filter explicitly, query by query. */
-export const ACROSS_TENANTS = { filters: false } as const;
+export { ACROSS_TENANTS } from '../modules/common/tenant-scope.ts';
 
 /** Fails with `path` when an existing row of that id belongs to another tenant: ids never move between tenants. */
 export function assertSameTenant(existing: { tenant: { id: string } } | undefined, tenantId: string, path: string): void {

@@ -36,6 +36,12 @@ export function tenantFilter(column: 'tenant' | 'id') {
   };
 }
 
+/**
+ * Find options of the few operator paths that work before or across tenants (authentication, the import,
+ * the CLIs): they opt out of every filter explicitly, query by query, so the opt-out is easy to grep for.
+ */
+export const ACROSS_TENANTS = { filters: false } as const;
+
 /** A fresh EntityManager whose every query of a tenant-owned entity is limited to `tenantId`. */
 export function scopeToTenant<T extends EntityManager>(em: T, tenantId: string): T {
   const scoped = em.fork() as T;

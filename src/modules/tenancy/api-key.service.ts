@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKeySchema, type ApiKey } from './api-key.entity.ts';
 import { generateApiKey } from './api-key-secret.ts';
 import { TenantSchema } from './tenant.entity.ts';
+import { ACROSS_TENANTS } from '../common/tenant-scope.ts';
 import { isUuid } from '../common/uuid.ts';
 
 export class ApiKeyError extends Error {
@@ -22,7 +23,7 @@ export async function issueApiKey(
   const malformed = options.tenantIds.find((id) => !isUuid(id));
   if (malformed) throw new ApiKeyError(`tenant "${malformed}" is not a UUID`);
   const tenantIds = [...new Set(options.tenantIds.map((id) => id.toLowerCase()))];
-  const tenants = await em.find(TenantSchema, { id: { $in: tenantIds } }, { filters: false });
+  const tenants = await em.find(TenantSchema, { id: { $in: tenantIds } }, ACROSS_TENANTS);
   const missing = tenantIds.filter((id) => !tenants.some((t) => t.id === id));
   if (missing.length) throw new ApiKeyError(`unknown tenant ${missing.join(', ')}`);
   const { key, prefix, keyHash } = generateApiKey();
