@@ -14,7 +14,8 @@ import type { SecretCipher } from '../modules/deployments/secret-cipher.ts';
 import { withDeclaredKeys } from '../modules/common/legacy-json.ts';
 import type { ImportDocument, ImportedDeployment } from './document.schema.ts';
 import { ImportError } from './parse-document.ts';
-import { ACROSS_TENANTS, assertSameTenant } from './import-rules.ts';
+import { assertSameTenant } from './import-rules.ts';
+import { ACROSS_TENANTS } from '../modules/common/tenant-scope.ts';
 
 async function resolveTagValues(em: EntityManager, doc: ImportDocument, declared: Map<string, TagValue>) {
   const undeclared = [...new Set(doc.deployments.flatMap((d) => d.tag_value_ids).filter((id) => !declared.has(id)))];

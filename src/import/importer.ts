@@ -14,7 +14,8 @@ import type { SecretCipher } from '../modules/deployments/secret-cipher.ts';
 import type { ImportDocument } from './document.schema.ts';
 import { ImportError } from './parse-document.ts';
 import { importDeployments } from './import-deployments.ts';
-import { ACROSS_TENANTS, assertSameTenant } from './import-rules.ts';
+import { assertSameTenant } from './import-rules.ts';
+import { ACROSS_TENANTS } from '../modules/common/tenant-scope.ts';
 
 export interface ImportSummary {
   created: number;

@@ -3,8 +3,6 @@ import { TenantSchema } from '../tenancy/tenant.entity.ts';
 import { uuidPrimaryKey } from './columns.ts';
 import { tenantFilter } from './tenant-scope.ts';
 
-export { createdAt, updatedAt, uuidPrimaryKey } from './columns.ts';
-
 /** Base of every row that belongs to one tenant; its `tenant` filter fails closed (see tenant-scope.ts). */
 export const TenantOwnedSchema = defineEntity({
   name: 'TenantOwned',

@@ -7,7 +7,6 @@ import {
 } from './deployment-enums.ts';
 import { UUID_PATTERN } from '../common/uuid.ts';
 
-
 export const uuid = z.string().regex(UUID_PATTERN, 'must be a UUID').transform((value) => value.toLowerCase());
 export const text = z.string().min(1, 'must not be empty');
 const optionalText = z.string().nullish();

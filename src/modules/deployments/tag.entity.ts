@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
-import { TenantOwnedSchema, createdAt } from '../common/base.entity.ts';
+import { TenantOwnedSchema } from '../common/base.entity.ts';
+import { createdAt } from '../common/columns.ts';
 
 // Tags are key/value pairs per tenant. Values of one key are alternatives when filtering (OR); values of
 // different keys must all match (AND), so a value always knows its key.

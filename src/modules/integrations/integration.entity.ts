@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
-import { TenantOwnedSchema, createdAt, updatedAt } from '../common/base.entity.ts';
+import { TenantOwnedSchema } from '../common/base.entity.ts';
+import { createdAt, updatedAt } from '../common/columns.ts';
 import { IntegrationRepository } from './integration.repository.ts';
 
 export const INTEGRATION_KINDS = ['codehost', 'managed'] as const;

@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
-import { TenantOwnedSchema, createdAt, updatedAt } from '../common/base.entity.ts';
+import { TenantOwnedSchema } from '../common/base.entity.ts';
+import { createdAt, updatedAt } from '../common/columns.ts';
 import { IntegrationSchema } from './integration.entity.ts';
 
 // A repository reachable through an integration. `codeHostId` is the host's own integer id (the `id` of the

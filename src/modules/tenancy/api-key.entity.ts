@@ -3,14 +3,14 @@ import { createdAt, uuidPrimaryKey } from '../common/columns.ts';
 import { TenantSchema } from './tenant.entity.ts';
 import { ApiKeyRepository } from './api-key.repository.ts';
 
-// Only the SHA-256 of a key is stored: keys are 256-bit random, so a slow password hash adds nothing,
-// and a hash lookup keeps authentication to one indexed query.
 export const CREDENTIALS_FILTER = 'credentials';
 
 export class CredentialsAccessError extends Error {
   override name = 'CredentialsAccessError';
 }
 
+// Only the SHA-256 of a key is stored: keys are 256-bit random, so a slow password hash adds nothing,
+// and a hash lookup keeps authentication to one indexed query.
 // Keys are read only through ApiKeyRepository (authentication, the apikey CLI), which opts out of this
 // filter; any other query of them, from a request's resolvers say, throws.
 export const ApiKeySchema = defineEntity({
