@@ -16,20 +16,26 @@ export interface OrmConfigOptions {
   /** Log every SQL statement (off by default; statements may carry data). */
   debug?: boolean;
   poolMax?: number;
+  /** Called with every SQL statement before it runs (statement counts in tests and the benchmark). */
+  onQuery?: (sql: string) => void;
 }
 
-export function createOrmConfig({ clientUrl, debug = false, poolMax = 10 }: OrmConfigOptions): Options<TenantSafeEntityManager> {
+export function createOrmConfig({ clientUrl, debug = false, poolMax = 10, onQuery }: OrmConfigOptions): Options<TenantSafeEntityManager> {
   return defineConfig({
     entityManager: TenantSafeEntityManager,
     clientUrl,
     entities,
     extensions: [Migrator],
     debug,
+    ...(onQuery && { onQuery: (sql: string) => (onQuery(sql), sql) }),
     pool: { min: 0, max: poolMax },
     // Entities are defined with defineEntity: no reflection, no folder scanning.
     discovery: { warnWhenNoEntities: true },
     // A request works on its own fork; the global EntityManager must never collect state.
     allowGlobalContext: false,
+    // Every tenant-owned table carries its own tenant filter, so joining a referenced row (the tenant, the
+    // deployment of a secret) only to re-check its filter adds a join to every query and protects nothing.
+    autoJoinRefsForFilters: false,
     // A mistyped DATABASE_URL must fail, not silently create (and serve) an empty database.
     ensureDatabase: false,
     migrations: {

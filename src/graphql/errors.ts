@@ -11,3 +11,15 @@ export function authErrorToGraphQL(error: unknown): never {
     },
   });
 }
+
+/** An argument the caller can fix; the message and `extensions.argument` name it. */
+export function badUserInput(argument: string, problem: string): GraphQLError {
+  return new GraphQLError(`Invalid argument "${argument}": ${problem}.`, {
+    extensions: { code: 'BAD_USER_INPUT', argument },
+  });
+}
+
+/** Something that does not exist in the caller's tenant (another tenant's looks exactly the same). */
+export function notFound(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'NOT_FOUND' } });
+}

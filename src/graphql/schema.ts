@@ -1,5 +1,12 @@
 // Imports every domain's GraphQL file for its side effects, then builds the schema.
 import { builder } from './builder.ts';
+import './scalars.ts';
 import '../modules/tenancy/tenant.graphql.ts';
+import '../modules/integrations/integration.graphql.ts';
+import '../modules/integrations/source-repository.graphql.ts';
+import '../modules/deployments/deployment.graphql.ts';
+import '../modules/deployments/deployment-list.graphql.ts';
+import '../modules/deployments/revision.graphql.ts';
+import '../modules/deployments/tag.graphql.ts';
 
 export const schema = builder.toSchema();

@@ -9,9 +9,11 @@ import { SourceConfigSchema, SourceRevisionConfigSchema } from './source-config.
 import { TagValueSchema } from './tag.entity.ts';
 import { SecretSchema } from './secret.entity.ts';
 import { SecretReferenceSchema } from './secret-reference.entity.ts';
+import { DeploymentRepository } from './deployment.repository.ts';
 
 export const DeploymentSchema = defineEntity({
   name: 'Deployment',
+  repository: () => DeploymentRepository,
   extends: TenantOwnedSchema,
   // The listing orders by created_at desc, id desc within a tenant; this index serves that and deep offsets.
   indexes: [{ properties: ['tenant', 'createdAt', 'id'] }],

@@ -6,7 +6,8 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { ContainerSchema, ImagePullSecretSchema, VolumeMountSchema, VolumeSchema } from './container.embeddable.ts';
 
 const int = () => p.integer().nullable();
-const num = () => p.double().nullable();
+// jsonb values are JSON numbers already; `$type` only tells TypeScript so (DoubleType allows strings).
+const num = () => p.double().$type<number>().nullable();
 
 export const ResourceSpecSchema = defineEntity({
   name: 'ResourceSpec',

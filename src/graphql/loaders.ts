@@ -1,0 +1,71 @@
+// One object per request owns every DataLoader, so nested fields of a whole page load in one query per
+// relation, and nothing is cached beyond the request. All reads go through the tenant-scoped EntityManager.
+import DataLoader from 'dataloader';
+import type { TenantSafeEntityManager } from '../db/tenant-safe-entity-manager.ts';
+import { TenantOwnedRepository } from '../modules/common/tenant-owned.repository.ts';
+import { DeploymentSchema, type Deployment } from '../modules/deployments/deployment.entity.ts';
+import { RevisionSchema, type Revision } from '../modules/deployments/revision.entity.ts';
+import { SecretSchema, type Secret } from '../modules/deployments/secret.entity.ts';
+import { SecretReferenceSchema, type SecretReference } from '../modules/deployments/secret-reference.entity.ts';
+import { TagKeySchema, TagValueSchema, type TagKey, type TagValue } from '../modules/deployments/tag.entity.ts';
+import { IntegrationSchema, type Integration } from '../modules/integrations/integration.entity.ts';
+import { SourceRepositorySchema, type SourceRepository } from '../modules/integrations/source-repository.entity.ts';
+
+type ById<T> = DataLoader<string, T | null>;
+
+const byIds = <T extends { id: string }>(repository: TenantOwnedRepository<T>): ById<T> =>
+  new DataLoader((ids) => repository.findByIds(ids));
+
+/** Node lookups: each id's object or null; a failed batch fails the lookup instead of looking like "not found". */
+export async function loadNodes<T>(loader: DataLoader<string, T | null>, ids: readonly string[]): Promise<(T | null)[]> {
+  const results = await loader.loadMany(ids);
+  const failure = results.find((result) => result instanceof Error);
+  if (failure) throw failure;
+  return results as (T | null)[];
+}
+
+const byValueThenId = (a: TagValue, b: TagValue) => (a.value < b.value ? -1 : a.value > b.value ? 1 : a.id < b.id ? -1 : 1);
+
+export class RequestLoaders {
+  readonly deployment: ById<Deployment>;
+  readonly integration: ById<Integration>;
+  readonly repository: ById<SourceRepository>;
+  readonly revision: ById<Revision>;
+  readonly tagKey: ById<TagKey>;
+  readonly tagValue: ById<TagValue>;
+
+  readonly secretsOfDeployment: DataLoader<string, Secret[]>;
+  readonly secretReferencesOfDeployment: DataLoader<string, SecretReference[]>;
+  readonly revisionsOfDeployment: DataLoader<string, Revision[]>;
+  readonly tagValuesOfDeployment: DataLoader<Deployment, TagValue[]>;
+  readonly repositoriesOfIntegration: DataLoader<string, SourceRepository[]>;
+  readonly valuesOfTagKey: DataLoader<string, TagValue[]>;
+
+  constructor(em: TenantSafeEntityManager) {
+    const revisions = new TenantOwnedRepository<Revision>(em, RevisionSchema);
+    const tagValues = new TenantOwnedRepository<TagValue>(em, TagValueSchema);
+    const secrets = new TenantOwnedRepository<Secret>(em, SecretSchema);
+    const secretReferences = new TenantOwnedRepository<SecretReference>(em, SecretReferenceSchema);
+    const repositories = em.getRepository(SourceRepositorySchema);
+
+    this.deployment = byIds<Deployment>(em.getRepository(DeploymentSchema));
+    this.integration = byIds<Integration>(em.getRepository(IntegrationSchema));
+    this.repository = byIds<SourceRepository>(repositories);
+    this.revision = byIds(revisions);
+    this.tagKey = byIds(new TenantOwnedRepository<TagKey>(em, TagKeySchema));
+    this.tagValue = byIds(tagValues);
+
+    this.secretsOfDeployment = new DataLoader((ids) => secrets.findGroupedBy('deployment', ids, { position: 'asc' }));
+    this.secretReferencesOfDeployment = new DataLoader((ids) =>
+      secretReferences.findGroupedBy('deployment', ids, { position: 'asc' }));
+    this.revisionsOfDeployment = new DataLoader((ids) =>
+      revisions.findGroupedBy('deployment', ids, { createdAt: 'desc', id: 'desc' }));
+    this.valuesOfTagKey = new DataLoader((ids) => tagValues.findGroupedBy('tagKey', ids, { value: 'asc', id: 'asc' }));
+    this.repositoriesOfIntegration = new DataLoader((ids) => repositories.findByIntegrations(ids));
+    // The pivot table has no entity of its own; populate reads it with the values in one query per batch.
+    this.tagValuesOfDeployment = new DataLoader(async (deployments) => {
+      await em.populate([...deployments], ['tagValues']);
+      return deployments.map((deployment) => deployment.tagValues.getItems().sort(byValueThenId));
+    });
+  }
+}

@@ -1,0 +1,74 @@
+import { builder } from '../../graphql/builder.ts';
+import { loadNodes } from '../../graphql/loaders.ts';
+import { IntegrationRef } from '../integrations/integration.graphql.ts';
+import type { Deployment } from './deployment.entity.ts';
+import { DeploymentSourceEnum, DeploymentStatusEnum } from './deployment-enums.graphql.ts';
+import { RevisionRef } from './revision.graphql.ts';
+import { SecretRef, SecretReferenceRef } from './secret.graphql.ts';
+import { SourceConfigRef, SourceRevisionConfigRef } from './source-config.graphql.ts';
+import { TagValueRef } from './tag.graphql.ts';
+
+// Declared before it is implemented, so types that point at each other need no inference cycle.
+export const DeploymentRef = builder.objectRef<Deployment>('Deployment');
+
+builder.node(DeploymentRef, {
+  description: 'An application deployed by the service, built from a repository, an image or a source archive.',
+  id: { resolve: (deployment) => deployment.id },
+  loadMany: (ids, ctx) => loadNodes(ctx.loaders.deployment, ids),
+  fields: (t) => ({
+    uuid: t.field({ type: 'UUID', description: 'Raw id of the deployment (`id` in REST records, `deployment_ids` filter).', resolve: (d) => d.id }),
+    tenantId: t.field({ type: 'UUID', description: 'The owning tenant.', resolve: (d) => d.tenant.id }),
+    name: t.exposeString('name', { description: 'Deployment name.' }),
+    status: t.expose('status', { type: DeploymentStatusEnum, description: 'Lifecycle status.' }),
+    source: t.expose('source', { type: DeploymentSourceEnum, description: 'Where the deployed code comes from.' }),
+    remoteReconciled: t.exposeBoolean('remoteReconciled', { description: 'Whether the deployment is reconciled with the remote (code host) state.' }),
+    imageVersion: t.exposeString('imageVersion', { nullable: true, description: 'Version of the image deployed.' }),
+    sourceConfig: t.field({
+      type: SourceConfigRef,
+      description: 'How the deployment is built and run, with its resource spec.',
+      resolve: (d) => ({ config: d.sourceConfig, resourceSpec: d.resourceSpec, deploymentType: d.deploymentType }),
+    }),
+    sourceRevisionConfig: t.expose('sourceRevisionConfig', {
+      type: SourceRevisionConfigRef, nullable: true, description: 'Which revision of the source is deployed.',
+    }),
+    secrets: t.field({
+      type: [SecretRef],
+      description: 'Secret values, in their stored order (values need the read-secrets scope).',
+      resolve: (d, _args, ctx) => ctx.loaders.secretsOfDeployment.load(d.id),
+    }),
+    secretReferences: t.field({
+      type: [SecretReferenceRef],
+      description: 'Environment variables read from named secrets, in their stored order.',
+      resolve: (d, _args, ctx) => ctx.loaders.secretReferencesOfDeployment.load(d.id),
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Creation time; the list is ordered by it, newest first.' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Last update time.' }),
+    latestRevisionId: t.expose('latestRevisionId', { type: 'UUID', nullable: true, description: 'Id of the latest revision.' }),
+    activeRevisionId: t.expose('activeRevisionId', { type: 'UUID', nullable: true, description: 'Id of the revision serving traffic.' }),
+    latestRevision: t.field({
+      type: RevisionRef, nullable: true,
+      description: 'The latest revision; null when the service has not reported its record.',
+      resolve: (d, _args, ctx) => (d.latestRevisionId ? ctx.loaders.revision.load(d.latestRevisionId) : null),
+    }),
+    activeRevision: t.field({
+      type: RevisionRef, nullable: true,
+      description: 'The revision serving traffic; null when the service has not reported its record.',
+      resolve: (d, _args, ctx) => (d.activeRevisionId ? ctx.loaders.revision.load(d.activeRevisionId) : null),
+    }),
+    revisions: t.field({
+      type: [RevisionRef],
+      description: 'Every known revision, newest first.',
+      resolve: (d, _args, ctx) => ctx.loaders.revisionsOfDeployment.load(d.id),
+    }),
+    tagValues: t.field({
+      type: [TagValueRef],
+      description: 'Tag values labelling the deployment.',
+      resolve: (d, _args, ctx) => ctx.loaders.tagValuesOfDeployment.load(d),
+    }),
+    integration: t.field({
+      type: IntegrationRef, nullable: true,
+      description: 'The code-host integration its repository is reached through (`sourceConfig.integrationId`), if any.',
+      resolve: (d, _args, ctx) => (d.sourceConfig.integrationId ? ctx.loaders.integration.load(d.sourceConfig.integrationId) : null),
+    }),
+  }),
+});

@@ -1,0 +1,59 @@
+// Every read of the deployment list: offset pages (GET /v2/deployments, `deployments`), keyset slices
+// (`deploymentsConnection`) and counts, all in the listing order created_at desc, id desc.
+import type { FilterQuery, QueryOrderMap } from '@mikro-orm/postgresql';
+import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
+import type { Deployment } from './deployment.entity.ts';
+import { listedAfter, listedBefore, type DeploymentPosition } from './deployment-cursor.ts';
+
+const LISTING_ORDER: QueryOrderMap<Deployment>[] = [{ createdAt: 'desc' }, { id: 'desc' }];
+const REVERSED_ORDER: QueryOrderMap<Deployment>[] = [{ createdAt: 'asc' }, { id: 'asc' }];
+
+export interface DeploymentSlice {
+  deployments: Deployment[];
+  /** Whether the list goes on beyond the slice in the direction it was read. */
+  more: boolean;
+}
+
+export interface KeysetRange {
+  after?: DeploymentPosition;
+  before?: DeploymentPosition;
+}
+
+export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
+  /** `limit` deployments from `offset`; one extra row is read to tell whether another page follows. */
+  async findPage(where: FilterQuery<Deployment>, limit: number, offset: number): Promise<DeploymentSlice> {
+    const rows = await this.find(where, { orderBy: LISTING_ORDER, limit: limit + 1, offset });
+    return { deployments: rows.slice(0, limit), more: rows.length > limit };
+  }
+
+  /**
+   * The first (`from: 'start'`) or last (`from: 'end'`) `count` deployments strictly between the range's
+   * positions, in listing order.
+   */
+  async findSlice(where: FilterQuery<Deployment>, range: KeysetRange, from: 'start' | 'end', count: number): Promise<DeploymentSlice> {
+    const rows = await this.find(this.within(where, range), {
+      orderBy: from === 'start' ? LISTING_ORDER : REVERSED_ORDER,
+      limit: count + 1,
+    });
+    const deployments = rows.slice(0, count);
+    return { deployments: from === 'start' ? deployments : deployments.reverse(), more: rows.length > count };
+  }
+
+  /** Whether any deployment matching `where` lies in the range (used for the far side of a slice). */
+  async existsWithin(where: FilterQuery<Deployment>, range: KeysetRange): Promise<boolean> {
+    // Outside the identity map: a partially loaded entity must not stand in for a full one later on.
+    const found = await this.find(this.within(where, range), { fields: ['id'], limit: 1, disableIdentityMap: true });
+    return found.length > 0;
+  }
+
+  countMatching(where: FilterQuery<Deployment>): Promise<number> {
+    return this.count(where);
+  }
+
+  private within(where: FilterQuery<Deployment>, { after, before }: KeysetRange): FilterQuery<Deployment> {
+    const and = [where];
+    if (after) and.push(listedAfter(after));
+    if (before) and.push(listedBefore(before));
+    return and.length === 1 ? where : { $and: and };
+  }
+}

@@ -1,0 +1,140 @@
+// GraphQL types of the resource spec and its Kubernetes-shaped parts. Every field is nullable: the legacy
+// record distinguishes a missing value (null) from an empty list, and so do we.
+import { builder } from '../../graphql/builder.ts';
+import type {
+  Container, ContainerResources, EnvVar, ImagePullSecret, Volume, VolumeMount,
+} from './container.embeddable.ts';
+import type { ResourceSpec } from './resource-spec.embeddable.ts';
+
+type Described = Record<string, string>;
+
+export const VolumeMountRef = builder.objectRef<VolumeMount>('VolumeMount').implement({
+  description: 'Where a volume is mounted in a container (Kubernetes VolumeMount).',
+  fields: (t) => ({
+    name: t.exposeString('name', { nullable: true, description: 'Name of the volume to mount.' }),
+    mountPath: t.exposeString('mountPath', { nullable: true, description: 'Path in the container.' }),
+    subPath: t.exposeString('subPath', { nullable: true, description: 'Path within the volume to mount instead of its root.' }),
+    mountPropagation: t.exposeString('mountPropagation', { nullable: true, description: 'How mounts propagate between host and container.' }),
+    subPathExpr: t.exposeString('subPathExpr', { nullable: true, description: 'Like subPath, with environment variables expanded.' }),
+    readOnly: t.exposeBoolean('readOnly', { nullable: true, description: 'Whether the mount is read-only.' }),
+  }),
+});
+
+const volumeSources: Described = {
+  configMap: 'A ConfigMap as the volume source.',
+  secret: 'A Kubernetes Secret as the volume source.',
+  emptyDir: 'A scratch directory that lives as long as the pod.',
+  persistentVolumeClaim: 'A persistent volume claim as the volume source.',
+  nfs: 'An NFS export as the volume source.',
+  projected: 'Several sources projected into one directory.',
+  downwardAPI: 'Pod metadata exposed as files.',
+  csi: 'A CSI driver as the volume source.',
+};
+
+export const VolumeRef = builder.objectRef<Volume>('Volume').implement({
+  description: 'A volume of the pod (Kubernetes Volume); exactly one source object is normally set.',
+  fields: (t) => ({
+    name: t.exposeString('name', { nullable: true, description: 'Name the mounts refer to.' }),
+    ...Object.fromEntries(Object.entries(volumeSources).map(([field, description]) =>
+      [field, t.expose(field as 'configMap', { type: 'JSONObject', nullable: true, description })])),
+  }),
+});
+
+export const ImagePullSecretRef = builder.objectRef<ImagePullSecret>('ImagePullSecret').implement({
+  description: 'A registry credential used to pull images.',
+  fields: (t) => ({
+    name: t.exposeString('name', { nullable: true, description: 'Name of the Kubernetes secret holding the credential.' }),
+  }),
+});
+
+export const EnvVarRef = builder.objectRef<EnvVar>('EnvVar').implement({
+  description: 'An environment variable of a container.',
+  fields: (t) => ({
+    name: t.exposeString('name', { nullable: true, description: 'Variable name.' }),
+    value: t.exposeString('value', { nullable: true, description: 'Literal value.' }),
+    valueFrom: t.expose('valueFrom', { type: 'JSONObject', nullable: true, description: 'Source of the value (secret key, config map key, field reference).' }),
+  }),
+});
+
+export const ContainerResourcesRef = builder.objectRef<ContainerResources>('ContainerResources').implement({
+  description: 'Compute resources of a container.',
+  fields: (t) => ({
+    limits: t.expose('limits', { type: 'JSONObject', nullable: true, description: 'Upper bounds, e.g. `{"cpu": "500m", "memory": "256Mi"}`.' }),
+    requests: t.expose('requests', { type: 'JSONObject', nullable: true, description: 'Guaranteed amounts, same shape as limits.' }),
+  }),
+});
+
+export const ContainerRef = builder.objectRef<Container>('Container').implement({
+  description: 'An init container or sidecar (Kubernetes Container).',
+  fields: (t) => ({
+    name: t.exposeString('name', { nullable: true, description: 'Container name.' }),
+    image: t.exposeString('image', { nullable: true, description: 'Image to run.' }),
+    imagePullPolicy: t.exposeString('imagePullPolicy', { nullable: true, description: 'When to pull the image (Always, IfNotPresent, Never).' }),
+    workingDir: t.exposeString('workingDir', { nullable: true, description: 'Working directory of the process.' }),
+    restartPolicy: t.exposeString('restartPolicy', { nullable: true, description: 'Restart policy (native sidecars use `Always`).' }),
+    command: t.exposeStringList('command', { nullable: true, description: 'Entrypoint, replacing the image\'s.' }),
+    args: t.exposeStringList('args', { nullable: true, description: 'Arguments to the entrypoint.' }),
+    env: t.expose('env', { type: [EnvVarRef], nullable: true, description: 'Environment variables.' }),
+    envFrom: t.expose('envFrom', { type: ['JSONObject'], nullable: true, description: 'Sources of whole sets of environment variables.' }),
+    resources: t.expose('resources', { type: ContainerResourcesRef, nullable: true, description: 'Compute resources.' }),
+    volumeMounts: t.expose('volumeMounts', { type: [VolumeMountRef], nullable: true, description: 'Volumes mounted into this container.' }),
+    securityContext: t.expose('securityContext', { type: 'JSONObject', nullable: true, description: 'Security settings (user, capabilities, …).' }),
+  }),
+});
+
+const integers: Described = {
+  minScale: 'Minimum replicas of the main workload.',
+  maxScale: 'Maximum replicas of the main workload.',
+  memoryMb: 'Memory request of the main workload, in MB.',
+  memoryLimitMb: 'Memory limit of the main workload, in MB.',
+  queueMinScale: 'Minimum replicas of the queue workload.',
+  queueMaxScale: 'Maximum replicas of the queue workload.',
+  queueMemoryMb: 'Memory request of the queue workload, in MB.',
+  queueMemoryLimitMb: 'Memory limit of the queue workload, in MB.',
+  redisMemoryMb: 'Memory request of Redis, in MB.',
+  redisMemoryLimitMb: 'Memory limit of Redis, in MB.',
+};
+
+// The specification calls these "numeric" or "numbers": fractional values are kept as they are.
+const numbers: Described = {
+  cpu: 'CPU request of the main workload, in cores.',
+  cpuLimit: 'CPU limit of the main workload, in cores.',
+  queueCpu: 'CPU request of the queue workload, in cores.',
+  queueCpuLimit: 'CPU limit of the queue workload, in cores.',
+  orchestratorCpu: 'CPU request of the orchestrator, in cores.',
+  orchestratorCpuLimit: 'CPU limit of the orchestrator, in cores.',
+  orchestratorMemoryMb: 'Memory request of the orchestrator, in MB.',
+  orchestratorMemoryLimitMb: 'Memory limit of the orchestrator, in MB.',
+  orchestratorMinScale: 'Minimum replicas of the orchestrator.',
+  orchestratorMaxScale: 'Maximum replicas of the orchestrator.',
+  executorCpu: 'CPU request of the executor, in cores.',
+  executorCpuLimit: 'CPU limit of the executor, in cores.',
+  executorMemoryMb: 'Memory request of the executor, in MB.',
+  executorMemoryLimitMb: 'Memory limit of the executor, in MB.',
+  redisCpu: 'CPU request of Redis, in cores.',
+  redisCpuLimit: 'CPU limit of Redis, in cores.',
+  dbCpu: 'CPU request of the database, in cores.',
+  dbCpuLimit: 'CPU limit of the database, in cores.',
+  dbMemoryMb: 'Memory request of the database, in MB.',
+  dbMemoryLimitMb: 'Memory limit of the database, in MB.',
+  dbStorageGi: 'Storage of the database, in GiB.',
+  dbMaxConnections: 'Maximum connections of the database.',
+};
+
+export const ResourceSpecRef = builder.objectRef<ResourceSpec>('ResourceSpec').implement({
+  description: 'Scaling and compute settings of a deployment (REST: `source_config.resource_spec`).',
+  fields: (t) => ({
+    ...Object.fromEntries(Object.entries(integers).map(([field, description]) =>
+      [field, t.exposeInt(field as 'minScale', { nullable: true, description })])),
+    ...Object.fromEntries(Object.entries(numbers).map(([field, description]) =>
+      [field, t.exposeFloat(field as 'cpu', { nullable: true, description })])),
+    labels: t.expose('labels', { type: 'JSONObject', nullable: true, description: 'Kubernetes labels.' }),
+    annotations: t.expose('annotations', { type: 'JSONObject', nullable: true, description: 'Kubernetes annotations.' }),
+    serviceAccountName: t.exposeString('serviceAccountName', { nullable: true, description: 'Kubernetes service account the pods run as.' }),
+    imagePullSecrets: t.expose('imagePullSecrets', { type: [ImagePullSecretRef], nullable: true, description: 'Registry credentials for pulling images.' }),
+    volumes: t.expose('volumes', { type: [VolumeRef], nullable: true, description: 'Volumes of the pod.' }),
+    volumeMounts: t.expose('volumeMounts', { type: [VolumeMountRef], nullable: true, description: 'Volumes mounted into the main container.' }),
+    initContainers: t.expose('initContainers', { type: [ContainerRef], nullable: true, description: 'Containers that run to completion before the main one starts.' }),
+    sidecars: t.expose('sidecars', { type: [ContainerRef], nullable: true, description: 'Containers that run beside the main one.' }),
+  }),
+});

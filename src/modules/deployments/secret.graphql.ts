@@ -1,0 +1,27 @@
+import { builder } from '../../graphql/builder.ts';
+import type { Secret } from './secret.entity.ts';
+import type { SecretReference } from './secret-reference.entity.ts';
+
+export const SecretRef = builder.objectRef<Secret>('Secret').implement({
+  description: 'A secret environment value of a deployment. Values are encrypted at rest.',
+  fields: (t) => ({
+    name: t.exposeString('name', { description: 'Name of the secret.' }),
+    value: t.string({
+      nullable: true,
+      description: 'The plaintext value; null unless the API key was created with the read-secrets scope.',
+      // Decrypted only when selected and allowed: a key without the scope never causes a decryption.
+      resolve: (secret, _args, ctx) => (ctx.principal.mayReadSecrets
+        ? ctx.cipher.decrypt(secret.valueCiphertext, { deploymentId: secret.deployment.id, name: secret.name })
+        : null),
+    }),
+  }),
+});
+
+export const SecretReferenceRef = builder.objectRef<SecretReference>('SecretReference').implement({
+  description: 'An environment variable filled from a key of a named secret.',
+  fields: (t) => ({
+    name: t.exposeString('name', { description: 'Name of the environment variable.' }),
+    secretName: t.exposeString('secretName', { description: 'Name of the secret it reads.' }),
+    secretKey: t.exposeString('secretKey', { description: 'Key within that secret.' }),
+  }),
+});

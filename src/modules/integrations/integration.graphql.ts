@@ -1,0 +1,71 @@
+import { builder } from '../../graphql/builder.ts';
+import type { GraphQLContext } from '../../graphql/context.ts';
+import { notFound } from '../../graphql/errors.ts';
+import { uuidOfArgument } from '../../graphql/global-id.ts';
+import { loadNodes } from '../../graphql/loaders.ts';
+import { IntegrationSchema, type Integration, type IntegrationKind } from './integration.entity.ts';
+import { RepositoryRef } from './source-repository.graphql.ts';
+
+export const IntegrationKindEnum = builder.enumType('IntegrationKind', {
+  description: 'Whether an integration is a code-host integration or its managed variant.',
+  values: {
+    CODEHOST: { value: 'codehost', description: 'A code-host integration (`repositories`).' },
+    MANAGED: { value: 'managed', description: 'A managed integration (`managedRepositories`).' },
+  } as const,
+});
+
+// Declared before it is implemented, so types that point at each other need no inference cycle.
+export const IntegrationRef = builder.objectRef<Integration>('Integration');
+
+builder.node(IntegrationRef, {
+  description: 'A connection to a code host through which source repositories are reached.',
+  id: { resolve: (integration) => integration.id },
+  loadMany: (ids, ctx) => loadNodes(ctx.loaders.integration, ids),
+  fields: (t) => ({
+    uuid: t.field({ type: 'UUID', description: 'Raw id (`integration_id` in REST paths and deployment records).', resolve: (i) => i.id }),
+    kind: t.expose('kind', { type: IntegrationKindEnum, description: 'Code-host integration or managed one.' }),
+    codehost: t.exposeString('codehost', { description: 'Name of the code host, e.g. `github`.' }),
+    name: t.exposeString('name', { description: 'Display name, e.g. the organisation reached.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the integration was recorded.' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When the integration was last changed.' }),
+    repositories: t.field({
+      type: [RepositoryRef],
+      description: 'Repositories reachable through it, by owner, then name (case-insensitive), then code-host id.',
+      resolve: (integration, _args, ctx) => ctx.loaders.repositoriesOfIntegration.load(integration.id),
+    }),
+  }),
+});
+
+builder.queryField('integrations', (t) =>
+  t.field({
+    type: [IntegrationRef],
+    description: 'The integrations of the tenant, by name.',
+    args: { kind: t.arg({ type: IntegrationKindEnum, description: 'Only integrations of this kind.' }) },
+    resolve: (_root, { kind }, ctx) => ctx.em.getRepository(IntegrationSchema).list(kind),
+  }));
+
+const integrationIdDescription = 'The integration: its global id, or its raw UUID as REST clients know it.';
+
+builder.queryField('repositories', (t) =>
+  t.field({
+    type: [RepositoryRef],
+    description: 'Repositories reachable through a code-host integration (REST: GET /v1/integrations/codehost/{integration_id}/repos).',
+    args: { integrationId: t.arg.id({ required: true, description: integrationIdDescription }) },
+    resolve: (_root, { integrationId }, ctx) => repositoriesOf(String(integrationId), 'codehost', ctx),
+  }));
+
+builder.queryField('managedRepositories', (t) =>
+  t.field({
+    type: [RepositoryRef],
+    description: 'Repositories reachable through a managed integration (REST: GET /v1/integrations/managed/codehost/{integration_id}/repos).',
+    args: { integrationId: t.arg.id({ required: true, description: integrationIdDescription }) },
+    resolve: (_root, { integrationId }, ctx) => repositoriesOf(String(integrationId), 'managed', ctx),
+  }));
+
+/** An integration of the wrong kind, another tenant's or an unknown one are all the same NOT_FOUND. */
+async function repositoriesOf(argument: string, kind: IntegrationKind, ctx: GraphQLContext) {
+  const id = uuidOfArgument(argument, 'Integration', 'integrationId');
+  const integration = id ? await ctx.loaders.integration.load(id) : null;
+  if (!integration || integration.kind !== kind) throw notFound(`Integration ${id ?? argument} not found.`);
+  return ctx.loaders.repositoriesOfIntegration.load(integration.id);
+}

@@ -1,0 +1,23 @@
+import { raw } from '@mikro-orm/postgresql';
+import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
+import type { SourceRepository } from './source-repository.entity.ts';
+
+export class SourceRepositoryRepository extends TenantOwnedRepository<SourceRepository> {
+  /**
+   * The repositories of many integrations in one query, in the listing order of contract.md: owner, then
+   * name (both case-insensitive), then the code host's id.
+   */
+  async findByIntegrations(integrationIds: readonly string[]): Promise<SourceRepository[][]> {
+    if (integrationIds.length === 0) return [];
+    const found = await this.find({ integration: { $in: [...new Set(integrationIds)] } }, {
+      orderBy: [
+        { [raw((alias) => `lower(${alias}.owner)`)]: 'asc' },
+        { [raw((alias) => `lower(${alias}.name)`)]: 'asc' },
+        { codeHostId: 'asc' },
+      ],
+    });
+    const groups = new Map<string, SourceRepository[]>(integrationIds.map((id) => [id, []]));
+    for (const repository of found) groups.get(repository.integration.id)?.push(repository);
+    return integrationIds.map((id) => groups.get(id)!);
+  }
+}
