@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { schema } from './graphql/schema.ts';
+import { graphiqlOptions } from './graphql/graphiql.ts';
 import { createGraphQLContext, type AppServices, type GraphQLContext } from './graphql/context.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -11,16 +12,17 @@ export interface App {
   server: Server;
 }
 
-export function createApp(services: AppServices): App {
+export interface AppOptions {
+  /** Embedded demo mode: GraphiQL opens with this key in its headers. */
+  demoApiKey?: string;
+}
+
+export function createApp(services: AppServices, options: AppOptions = {}): App {
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     context: ({ request }) => createGraphQLContext(request, services),
-    graphiql: {
-      title: 'Deployments GraphQL',
-      defaultQuery: '# Send your API key: add {"X-Api-Key": "dmk_..."} under Headers below.\n{\n  tenant {\n    id\n    name\n  }\n}\n',
-      headers: JSON.stringify({ 'X-Api-Key': '' }),
-    },
+    graphiql: graphiqlOptions(options.demoApiKey),
     landingPage: false,
     // Unexpected errors reach clients as "Unexpected error."; details stay in the server log.
     maskedErrors: { isDev: false }, // never attach stacks or original messages, whatever NODE_ENV says

@@ -17,6 +17,7 @@ function describeDemoKey(demo: DemoKey, url: string): string {
   }
   return [
     `Demo API key (tenant "Demo Workspace", may read secrets): ${demo.key}`,
+    `  open ${url} in a browser (GraphiQL has the key filled in), or`,
     `  try: curl -s ${url} -H 'X-Api-Key: ${demo.key}' -H 'Content-Type: application/json' -d '{"query":"{ tenant { name } }"}'`,
   ].join('\n');
 }
@@ -34,7 +35,7 @@ function listen(server: Server, config: Config): Promise<void> {
 /** Listens, and returns the server with what to announce once it can also be stopped cleanly. */
 async function serve(config: Config, database: Database, cipher: SecretCipher): Promise<{ server: Server; announcement: string }> {
   const demo = database.mode === 'embedded' && config.seedDemoData ? await ensureDemoData(database.orm, cipher, config.dataDir) : undefined;
-  const { server } = createApp({ orm: database.orm, cipher });
+  const { server } = createApp({ orm: database.orm, cipher }, { demoApiKey: demo && 'key' in demo ? demo.key : undefined });
   await listen(server, config);
   const { port } = server.address() as AddressInfo;
   const shownHost = ['127.0.0.1', '::1', '0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host;

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createDatabaseIfMissing } from '../src/db/database.ts';
 import { urlForDatabase } from './support/test-database.ts';
+import { EXAMPLE_QUERY } from '../src/graphql/graphiql.ts';
 import { graphqlAt, runNode, startService } from './support/service-process.ts';
 
 const dirs: string[] = [];
@@ -51,6 +52,14 @@ describe('npm start', () => {
     expect(key, first.output()).toBeDefined();
     expect(first.output()).toContain(`embedded PostgreSQL in ${dataDir}`);
     expect(await graphqlAt(first.url, key!, '{ tenant { name } }')).toEqual({ data: { tenant: { name: 'Demo Workspace' } } });
+
+    // GraphiQL opens with the demo key filled in and an example query that shows data at once.
+    const graphiql = await (await fetch(first.url, { headers: { accept: 'text/html' } })).text();
+    expect(graphiql).toContain(key!);
+    expect(graphiql).toContain('NewestDeployments');
+    const example = await graphqlAt(first.url, key!, EXAMPLE_QUERY);
+    expect(example.errors).toBeUndefined();
+    expect(example.data.deployments.resources.length).toBeGreaterThan(0);
     expect(await first.stop()).toBe(0);
 
     // Secrets key and demo key are kept beside the data, readable by their owner only.
@@ -88,6 +97,9 @@ describe('npm start', () => {
     const service = await startService({ DATABASE_URL: url, SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'), DATA_DIR: dataDir });
     expect(service.output()).toContain('(database: DATABASE_URL)');
     expect(service.output()).not.toContain('Demo API key');
+    const graphiql = await (await fetch(service.url, { headers: { accept: 'text/html' } })).text();
+    expect(graphiql).toContain('NewestDeployments');
+    expect(graphiql).not.toMatch(/dmk_[A-Za-z0-9_-]{20,}/);
     expect(await service.stop()).toBe(0);
     expect(fs.readdirSync(dataDir)).toEqual([]);
     expect(await tablesOf(url)).toContain('deployment');

@@ -1,4 +1,4 @@
-// npm run schema:print   writes schema.graphql from the code (a test fails when the file drifts).
+// npm run schema   writes schema.graphql from the code (a test fails when the file drifts).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../config.ts';

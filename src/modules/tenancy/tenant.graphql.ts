@@ -12,7 +12,8 @@ export const TenantRef = builder.node(builder.objectRef<Tenant>('Tenant'), {
   id: { resolve: (tenant) => tenant.id },
   loadOne: loadCurrentTenant,
   fields: (t) => ({
-    name: t.exposeString('name'),
+    uuid: t.field({ type: 'UUID', description: 'Raw id of the tenant (`tenant_id` in REST records, the X-Tenant-Id header).', resolve: (tenant) => tenant.id }),
+    name: t.exposeString('name', { description: 'Display name of the tenant.' }),
   }),
 });
 

@@ -1,0 +1,97 @@
+// No N+1: a page that selects every nested field of a deployment costs the same number of SQL statements
+// whatever its size, because nested relations load in batches through the request's loaders.
+import { randomUUID } from 'node:crypto';
+import { getNamedType, isLeafType, isObjectType, type GraphQLObjectType } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDemoDocument, DEMO_TENANT_ID } from '../src/demo/demo-dataset.ts';
+import { schema } from '../src/graphql/schema.ts';
+import { importDocument } from '../src/import/importer.ts';
+import { parseImportDocument } from '../src/import/parse-document.ts';
+import { startApp, type RunningApp } from './support/app-server.ts';
+import { issueKey, newCipher } from './support/fixtures.ts';
+import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
+
+/** A selection of every field reachable from `type` without arguments, never revisiting a type on the path. */
+function selectEverything(type: GraphQLObjectType, path: string[] = []): string {
+  const fields = Object.values(type.getFields()).filter((field) => field.args.every((arg) => !arg.type.toString().endsWith('!')));
+  return `{ ${fields.map((field) => {
+    const named = getNamedType(field.type);
+    if (isLeafType(named)) return field.name;
+    if (!isObjectType(named) || path.includes(named.name)) return '';
+    return `${field.name} ${selectEverything(named, [...path, type.name])}`;
+  }).filter(Boolean).join(' ')} }`;
+}
+
+let db: TestDatabase;
+let app: RunningApp;
+let key: string;
+let statements: string[] = [];
+
+/** The demo data twice over (fresh ids), so a 100-item page exists; every deployment has nested data. */
+function twoDemoDocuments() {
+  const document = buildDemoDocument();
+  const copies = document.deployments.map((deployment, index) => ({
+    ...deployment,
+    id: randomUUID(),
+    name: `${deployment.name}-copy`,
+    created_at: new Date(Date.parse(deployment.created_at) + 1000 + index).toISOString(),
+    revisions: deployment.revisions.map((revision) => ({ ...revision, id: randomUUID() })),
+  }));
+  return { ...document, deployments: [...document.deployments, ...copies] };
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase({ onQuery: (sql) => statements.push(sql) });
+  const cipher = newCipher();
+  await importDocument(db.orm.em.fork(), parseImportDocument(JSON.stringify(twoDemoDocuments())), cipher);
+  key = await issueKey(db.orm.em, [DEMO_TENANT_ID], true);
+  app = await startApp(db.orm, cipher);
+});
+afterAll(async () => {
+  await app?.close();
+  await db?.drop();
+});
+
+async function statementsFor(query: string, variables: Record<string, unknown>) {
+  statements = [];
+  const { body } = await app.graphql(query, { 'x-api-key': key }, variables);
+  expect(body.errors).toBeUndefined();
+  return { body, count: statements.length };
+}
+
+describe('SQL statements per deployments page', () => {
+  const deployment = selectEverything(schema.getType('Deployment') as GraphQLObjectType);
+
+  it('selects nested data through every relation of a deployment', () => {
+    for (const field of ['secrets', 'secretReferences', 'revisions', 'latestRevision', 'activeRevision', 'tagValues', 'integration', 'resourceSpec', 'sidecars', 'volumeMounts']) {
+      expect(deployment).toContain(`${field} {`);
+    }
+  });
+
+  it('is the same for 10, 50 and 100 items (offset pages)', async () => {
+    const query = `query($limit: Int!) { deployments(limit: $limit) { offset hasNextPage totalCount resources ${deployment} } }`;
+    const counts = [];
+    for (const limit of [10, 50, 100]) {
+      const { body, count } = await statementsFor(query, { limit });
+      expect(body.data.deployments.resources).toHaveLength(limit);
+      counts.push(count);
+    }
+    const page = (await statementsFor(query, { limit: 100 })).body.data.deployments.resources;
+    // The page really reaches nested rows, so the constant count is not an artefact of empty relations.
+    expect(page.some((d: any) => d.secrets.length > 0 && d.revisions.length > 1 && d.tagValues.length > 1 && d.integration)).toBe(true);
+    expect(counts).toEqual([counts[0], counts[0], counts[0]]);
+    // authentication (2) + page + count + one batch per relation, nothing per item
+    expect(counts[0]).toBeLessThanOrEqual(14);
+  });
+
+  it('is the same for 10, 50 and 100 items (connection)', async () => {
+    const query = `query($first: Int!) { deploymentsConnection(first: $first) { totalCount edges { cursor node ${deployment} } } }`;
+    const counts = [];
+    for (const first of [10, 50, 100]) {
+      const { body, count } = await statementsFor(query, { first });
+      expect(body.data.deploymentsConnection.edges).toHaveLength(first);
+      counts.push(count);
+    }
+    expect(counts).toEqual([counts[0], counts[0], counts[0]]);
+  });
+});
