@@ -11,11 +11,12 @@ export class ApiKeyRepository extends EntityRepository<ApiKey> {
     return this.findOne({ keyHash: hashApiKey(presented) }, { ...ACROSS_TENANTS, populate: ['tenants'] });
   }
 
-  /** Accepts the key's id or its displayed prefix (at least the `dmk_` part and 4 more characters). */
+  /** Every key with its tenants, oldest first (the `apikey list` CLI). */
   listAll(): Promise<ApiKey[]> {
     return this.findAll({ ...ACROSS_TENANTS, populate: ['tenants'], orderBy: { createdAt: 'asc' } });
   }
 
+  /** Accepts the key's id or its displayed prefix (at least the `dmk_` part and 4 more characters). */
   async findByIdOrPrefix(idOrPrefix: string): Promise<ApiKey[]> {
     if (isUuid(idOrPrefix)) return this.find({ id: idOrPrefix.toLowerCase() }, ACROSS_TENANTS);
     if (idOrPrefix.length < 8) return [];
