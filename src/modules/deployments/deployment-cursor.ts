@@ -33,3 +33,11 @@ export const listedAfter = ({ createdAt, id }: DeploymentPosition): FilterQuery<
 /** Deployments listed before `position` (newer, or as new with a larger id). */
 export const listedBefore = ({ createdAt, id }: DeploymentPosition): FilterQuery<Deployment> =>
   ({ $or: [{ createdAt: { $gt: createdAt } }, { createdAt, id: { $gt: id } }] });
+
+/** The cursor's own deployment and those listed before it. */
+export const listedAtOrBefore = ({ createdAt, id }: DeploymentPosition): FilterQuery<Deployment> =>
+  ({ $or: [{ createdAt: { $gt: createdAt } }, { createdAt, id: { $gte: id } }] });
+
+/** The cursor's own deployment and those listed after it. */
+export const listedAtOrAfter = ({ createdAt, id }: DeploymentPosition): FilterQuery<Deployment> =>
+  ({ $or: [{ createdAt: { $lt: createdAt } }, { createdAt, id: { $lte: id } }] });

@@ -103,7 +103,7 @@ async function deploymentConnection(where: FilterQuery<Deployment> | typeof MATC
   const { deployments, more } = await repository.findSlice(where, range, fromEnd ? 'end' : 'start', last ?? first ?? DEFAULT_PAGE_SIZE);
   // The far side of the slice is read only when a cursor bounds it there (otherwise the slice starts the list).
   const farCursor = fromEnd ? range.before : range.after;
-  const beyondFarSide = farCursor ? await repository.existsWithin(where, fromEnd ? { after: farCursor } : { before: farCursor }) : false;
+  const beyondFarSide = farCursor ? await repository.existsFrom(where, farCursor, fromEnd ? 'after' : 'before') : false;
   const edges = deployments.map((node) => ({ cursor: encodeDeploymentCursor(node), node }));
   return {
     edges,

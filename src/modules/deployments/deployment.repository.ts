@@ -3,7 +3,9 @@
 import type { FilterQuery, QueryOrderMap } from '@mikro-orm/postgresql';
 import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
 import type { Deployment } from './deployment.entity.ts';
-import { listedAfter, listedBefore, type DeploymentPosition } from './deployment-cursor.ts';
+import {
+  listedAfter, listedAtOrAfter, listedAtOrBefore, listedBefore, type DeploymentPosition,
+} from './deployment-cursor.ts';
 
 const LISTING_ORDER: QueryOrderMap<Deployment>[] = [{ createdAt: 'desc' }, { id: 'desc' }];
 const REVERSED_ORDER: QueryOrderMap<Deployment>[] = [{ createdAt: 'asc' }, { id: 'asc' }];
@@ -39,10 +41,14 @@ export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
     return { deployments: from === 'start' ? deployments : deployments.reverse(), more: rows.length > count };
   }
 
-  /** Whether any deployment matching `where` lies in the range (used for the far side of a slice). */
-  async existsWithin(where: FilterQuery<Deployment>, range: KeysetRange): Promise<boolean> {
+  /**
+   * Whether a deployment matching `where` is listed at `position` or on the given side of it: the far side of
+   * a slice read from a cursor (the cursor's own deployment counts, it is not on the slice).
+   */
+  async existsFrom(where: FilterQuery<Deployment>, position: DeploymentPosition, side: 'before' | 'after'): Promise<boolean> {
+    const beyond = side === 'before' ? listedAtOrBefore(position) : listedAtOrAfter(position);
     // Outside the identity map: a partially loaded entity must not stand in for a full one later on.
-    const found = await this.find(this.within(where, range), { fields: ['id'], limit: 1, disableIdentityMap: true });
+    const found = await this.find({ $and: [where, beyond] }, { fields: ['id'], limit: 1, disableIdentityMap: true });
     return found.length > 0;
   }
 
