@@ -1,5 +1,5 @@
 // Configures the schema builder only; types and fields live with their domain in src/modules.
-import SchemaBuilder from '@pothos/core';
+import SchemaBuilder, { brandWithType } from '@pothos/core';
 import RelayPlugin, { resolveNodes } from '@pothos/plugin-relay';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { GraphQLContext } from './context.ts';
@@ -61,7 +61,11 @@ builder.queryType({ description: 'Read access to the deployments and code-host i
 // A well-formed id naming a type that is not a node finds nothing, exactly like an unknown id.
 async function resolveKnownNodes(ctx: GraphQLContext, info: GraphQLResolveInfo, ids: { typename: string; id: string }[]): Promise<unknown[]> {
   const known = ids.filter((id) => isNodeTypeName(info.schema, id.typename));
-  const found: unknown[] = known.length > 0 ? await resolveNodes(builder, ctx, info, known) : [];
+  // Entries may themselves be promises (objects another field of the request is still loading).
+  const found: unknown[] = known.length > 0 ? await Promise.all(await resolveNodes(builder, ctx, info, known)) : [];
+  // Pothos brands a loaded object with its type only on the field that loaded it; a second node field of
+  // the same request gets the cached object unbranded, and the Node interface could not resolve its type.
+  found.forEach((node, index) => node && brandWithType(node, known[index]!.typename as never));
   const byId = new Map(known.map((id, index) => [id, found[index]]));
   return ids.map((id) => byId.get(id) ?? null);
 }

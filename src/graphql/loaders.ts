@@ -2,6 +2,7 @@
 // relation, and nothing is cached beyond the request. All reads go through the tenant-scoped EntityManager.
 import DataLoader from 'dataloader';
 import type { TenantSafeEntityManager } from '../db/tenant-safe-entity-manager.ts';
+import { alphabetical, compareAlphabetically } from '../modules/common/text-order.ts';
 import { TenantOwnedRepository } from '../modules/common/tenant-owned.repository.ts';
 import { DeploymentSchema, type Deployment } from '../modules/deployments/deployment.entity.ts';
 import { RevisionSchema, type Revision } from '../modules/deployments/revision.entity.ts';
@@ -24,7 +25,7 @@ export async function loadNodes<T>(loader: DataLoader<string, T | null>, ids: re
   return results as (T | null)[];
 }
 
-const byValueThenId = (a: TagValue, b: TagValue) => (a.value < b.value ? -1 : a.value > b.value ? 1 : a.id < b.id ? -1 : 1);
+const byValueThenId = (a: TagValue, b: TagValue) => compareAlphabetically(a.value, b.value) || (a.id < b.id ? -1 : 1);
 
 export class RequestLoaders {
   readonly deployment: ById<Deployment>;
@@ -60,7 +61,7 @@ export class RequestLoaders {
       secretReferences.findGroupedBy('deployment', ids, { position: 'asc' }));
     this.revisionsOfDeployment = new DataLoader((ids) =>
       revisions.findGroupedBy('deployment', ids, { createdAt: 'desc', id: 'desc' }));
-    this.valuesOfTagKey = new DataLoader((ids) => tagValues.findGroupedBy('tagKey', ids, { value: 'asc', id: 'asc' }));
+    this.valuesOfTagKey = new DataLoader((ids) => tagValues.findGroupedBy('tagKey', ids, [alphabetical('value'), { id: 'asc' }]));
     this.repositoriesOfIntegration = new DataLoader((ids) => repositories.findByIntegrations(ids));
     // The pivot table has no entity of its own; populate reads it with the values in one query per batch.
     this.tagValuesOfDeployment = new DataLoader(async (deployments) => {

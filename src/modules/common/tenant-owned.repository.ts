@@ -15,7 +15,7 @@ export class TenantOwnedRepository<T extends { id: string }> extends EntityRepos
    * The children of many parents in one query, grouped by parent id in the requested order
    * (`parent` is the many-to-one property that points at the parent).
    */
-  async findGroupedBy(parent: keyof T & string, parentIds: readonly string[], orderBy: QueryOrderMap<T>): Promise<T[][]> {
+  async findGroupedBy(parent: keyof T & string, parentIds: readonly string[], orderBy: QueryOrderMap<T> | QueryOrderMap<T>[]): Promise<T[][]> {
     if (parentIds.length === 0) return [];
     const found = await this.find({ [parent]: { $in: [...new Set(parentIds)] } } as unknown as FilterQuery<T>, { orderBy });
     const groups = new Map<string, T[]>(parentIds.map((id) => [id, []]));

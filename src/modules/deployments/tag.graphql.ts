@@ -1,5 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
 import { loadNodes } from '../../graphql/loaders.ts';
+import { alphabetical } from '../common/text-order.ts';
 import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
 import { TagKeySchema, type TagKey, type TagValue } from './tag.entity.ts';
 
@@ -43,5 +44,5 @@ builder.queryField('tagKeys', (t) =>
     type: [TagKeyRef],
     description: 'Every tag key of the tenant, alphabetically, with their values: the choices for the `tagValueIds` filter.',
     resolve: (_root, _args, ctx) =>
-      new TenantOwnedRepository<TagKey>(ctx.em, TagKeySchema).findAll({ orderBy: { key: 'asc', id: 'asc' } }),
+      new TenantOwnedRepository<TagKey>(ctx.em, TagKeySchema).findAll({ orderBy: [alphabetical('key'), { id: 'asc' }] }),
   }));

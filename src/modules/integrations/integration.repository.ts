@@ -1,3 +1,4 @@
+import { alphabetical } from '../common/text-order.ts';
 import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
 import type { Integration, IntegrationKind } from './integration.entity.ts';
 
@@ -7,8 +8,8 @@ export class IntegrationRepository extends TenantOwnedRepository<Integration> {
     return this.findOne({ id, kind });
   }
 
-  /** The tenant's integrations, optionally of one kind, by name. */
+  /** The tenant's integrations, optionally of one kind, by name (case-insensitive). */
   list(kind?: IntegrationKind | null): Promise<Integration[]> {
-    return this.find(kind ? { kind } : {}, { orderBy: [{ name: 'asc' }, { id: 'asc' }] });
+    return this.find(kind ? { kind } : {}, { orderBy: [alphabetical('name'), { id: 'asc' }] });
   }
 }

@@ -11,6 +11,7 @@ builder.node(RepositoryRef, {
   id: { resolve: (repository) => repository.id },
   loadMany: (ids, ctx) => loadNodes(ctx.loaders.repository, ids),
   fields: (t) => ({
+    uuid: t.field({ type: 'UUID', description: 'Raw id of this record in the gateway (REST identifies repositories by `codeHostId` instead).', resolve: (r) => r.id }),
     codeHostId: t.expose('codeHostId', { type: 'SafeInt', description: 'The code host\'s own repository id (`id` in REST records).' }),
     name: t.exposeString('name', { description: 'Repository name.' }),
     owner: t.exposeString('owner', { description: 'Repository owner (user or organisation).' }),

@@ -1,4 +1,4 @@
-import { raw } from '@mikro-orm/postgresql';
+import { alphabetical } from '../common/text-order.ts';
 import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
 import type { SourceRepository } from './source-repository.entity.ts';
 
@@ -10,11 +10,7 @@ export class SourceRepositoryRepository extends TenantOwnedRepository<SourceRepo
   async findByIntegrations(integrationIds: readonly string[]): Promise<SourceRepository[][]> {
     if (integrationIds.length === 0) return [];
     const found = await this.find({ integration: { $in: [...new Set(integrationIds)] } }, {
-      orderBy: [
-        { [raw((alias) => `lower(${alias}.owner)`)]: 'asc' },
-        { [raw((alias) => `lower(${alias}.name)`)]: 'asc' },
-        { codeHostId: 'asc' },
-      ],
+      orderBy: [alphabetical('owner'), alphabetical('name'), { codeHostId: 'asc' }],
     });
     const groups = new Map<string, SourceRepository[]>(integrationIds.map((id) => [id, []]));
     for (const repository of found) groups.get(repository.integration.id)?.push(repository);
