@@ -2,7 +2,7 @@
 // relation, and nothing is cached beyond the request. All reads go through the tenant-scoped EntityManager.
 import DataLoader from 'dataloader';
 import type { TenantSafeEntityManager } from '../db/tenant-safe-entity-manager.ts';
-import { alphabetical, compareAlphabetically } from '../modules/common/text-order.ts';
+import { alphabetical, compareAlphabetically } from '../modules/common/text-queries.ts';
 import { TenantOwnedRepository } from '../modules/common/tenant-owned.repository.ts';
 import { DeploymentSchema, type Deployment } from '../modules/deployments/deployment.entity.ts';
 import { RevisionSchema, type Revision } from '../modules/deployments/revision.entity.ts';

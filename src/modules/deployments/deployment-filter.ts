@@ -2,6 +2,7 @@
 import type { FilterQuery } from '@mikro-orm/postgresql';
 import type { Deployment } from './deployment.entity.ts';
 import type { DeploymentStatus, DeploymentType } from './deployment-enums.ts';
+import { escapeLike } from '../common/text-queries.ts';
 
 export interface DeploymentFilter {
   /** Case-insensitive substring of the name; `%`, `_` and `\` match literally. */
@@ -23,8 +24,6 @@ export interface TagValueGroups {
 }
 
 export const MATCHES_NOTHING = Symbol('matches nothing');
-
-export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** The ORM condition for a filter, or MATCHES_NOTHING when it cannot match (an unknown tag value). */
 export function deploymentWhere(filter: DeploymentFilter, tags: TagValueGroups | undefined): FilterQuery<Deployment> | typeof MATCHES_NOTHING {

@@ -1,6 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
 import { loadNodes } from '../../graphql/loaders.ts';
-import { alphabetical } from '../common/text-order.ts';
+import { alphabetical } from '../common/text-queries.ts';
 import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
 import { TagKeySchema, type TagKey, type TagValue } from './tag.entity.ts';
 

@@ -1,4 +1,4 @@
-import { alphabetical } from '../common/text-order.ts';
+import { alphabetical } from '../common/text-queries.ts';
 import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
 import type { Integration, IntegrationKind } from './integration.entity.ts';
 

@@ -3,6 +3,7 @@ import type { ApiKey } from './api-key.entity.ts';
 import { hashApiKey, looksLikeApiKey } from './api-key-secret.ts';
 import { isUuid } from '../common/uuid.ts';
 import { ACROSS_TENANTS } from '../common/tenant-scope.ts';
+import { escapeLike } from '../common/text-queries.ts';
 
 export class ApiKeyRepository extends EntityRepository<ApiKey> {
   /** The key with its granted tenants, or null when the key is unknown (revoked keys are returned: callers decide). */
@@ -20,6 +21,6 @@ export class ApiKeyRepository extends EntityRepository<ApiKey> {
   async findByIdOrPrefix(idOrPrefix: string): Promise<ApiKey[]> {
     if (isUuid(idOrPrefix)) return this.find({ id: idOrPrefix.toLowerCase() }, ACROSS_TENANTS);
     if (idOrPrefix.length < 8) return [];
-    return this.find({ prefix: { $like: `${idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%` } }, ACROSS_TENANTS);
+    return this.find({ prefix: { $like: `${escapeLike(idOrPrefix)}%` } }, ACROSS_TENANTS);
   }
 }
