@@ -3,6 +3,8 @@ import { createServer, type Server } from 'node:http';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { schema } from './graphql/schema.ts';
 import { graphiqlOptions } from './graphql/graphiql.ts';
+import { useLegacyRest } from './rest/rest-plugin.ts';
+import { REST_ROUTES } from './rest/routes.ts';
 import { createGraphQLContext, type AppServices, type GraphQLContext } from './graphql/context.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -24,6 +26,8 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     context: ({ request }) => createGraphQLContext(request, services),
     graphiql: graphiqlOptions(options.demoApiKey),
     landingPage: false,
+    // The legacy /v1 and /v2 paths, /openapi.json and /docs: fixed operations through this same Yoga.
+    plugins: [useLegacyRest({ routes: REST_ROUTES, graphqlEndpoint: GRAPHQL_PATH })],
     // Unexpected errors reach clients as "Unexpected error."; details stay in the server log.
     maskedErrors: { isDev: false }, // never attach stacks or original messages, whatever NODE_ENV says
   });

@@ -38,3 +38,20 @@ export function withDeclaredKeys(schema: z.ZodType, value: unknown): unknown {
   }
   return value;
 }
+
+/**
+ * A GraphQL selection set that fetches a legacy record: each declared key becomes `snake_key: camelField`,
+ * nested objects recurse, free-form maps stay leaves. `renames` maps top-level keys whose GraphQL field is
+ * not simply the camelCase key (e.g. `id: uuid`).
+ */
+export function graphqlSelectionFor(schema: z.ZodType, renames: Record<string, string> = {}): string {
+  const def = defOf(unwrap(schema));
+  const objectDef = def.type === 'array' && def.element ? defOf(unwrap(def.element)) : def;
+  if (objectDef.type !== 'object' || !objectDef.shape) return '';
+  const fields = Object.entries(objectDef.shape).map(([key, child]) => {
+    const field = renames[key] ?? camelCase(key);
+    const nested = graphqlSelectionFor(child);
+    return `${field === key ? key : `${key}: ${field}`}${nested ? ` ${nested}` : ''}`;
+  });
+  return `{ ${fields.join(' ')} }`;
+}

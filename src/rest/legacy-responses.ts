@@ -1,0 +1,20 @@
+// Response bodies in the original service's (FastAPI's) shapes.
+import { STATUS_CODES } from 'node:http';
+import type { ValidationErrorItem } from './pydantic-errors.ts';
+
+export const JSON_HEADERS = { 'content-type': 'application/json' };
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  // The reason phrase too (`422 Unprocessable Entity`), as uvicorn sends it.
+  return new Response(JSON.stringify(body), { status, statusText: STATUS_CODES[status], headers: { ...JSON_HEADERS, ...headers } });
+}
+
+/** `{"detail": "..."}`, the body of every FastAPI HTTPException. */
+export const detail = (status: number, message: string, headers: Record<string, string> = {}) =>
+  jsonResponse(status, { detail: message }, headers);
+
+export const validationFailed = (errors: ValidationErrorItem[]) => jsonResponse(422, { detail: errors });
+
+export const notFoundRoute = () => detail(404, 'Not Found');
+export const methodNotAllowed = (allow: string) => detail(405, 'Method Not Allowed', { allow });
+export const internalServerError = () => detail(500, 'Internal Server Error');

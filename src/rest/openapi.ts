@@ -1,0 +1,84 @@
+// The OpenAPI 3.1 document of the REST door, generated from the route declarations (paths, parameters,
+// response schemas), and the /docs page that renders it (Swagger UI, as FastAPI serves it).
+import type { ParameterSpec } from './parameters.ts';
+import { componentSchemas } from './response-schemas.ts';
+import type { RestRoute } from './rest-route.ts';
+
+function parameterSchema(spec: ParameterSpec): Record<string, unknown> {
+  switch (spec.kind) {
+    case 'int': return { type: 'integer', default: spec.default, ...(spec.ge !== undefined && { minimum: spec.ge }), ...(spec.le !== undefined && { maximum: spec.le }) };
+    case 'bool': return { anyOf: [{ type: 'boolean' }, { type: 'null' }] };
+    case 'literal': return { anyOf: [{ enum: [...spec.values], type: 'string' }, { type: 'null' }] };
+    case 'text': return spec.in === 'path' ? { type: 'string' } : { anyOf: [{ type: 'string' }, { type: 'null' }] };
+    case 'uuid': return { type: 'string', format: 'uuid' };
+    case 'enum-list': return { anyOf: [{ type: 'string', description: `Comma-separated: ${spec.values.join(', ')}` }, { type: 'null' }] };
+    case 'uuid-list': return { anyOf: [{ type: 'string', description: `Comma-separated UUIDs, at most ${spec.maxItems}` }, { type: 'null' }] };
+  }
+}
+
+const errorResponse = (description: string, schema = 'HTTPError') => ({
+  description,
+  content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
+});
+
+function operation(route: RestRoute) {
+  const responses: Record<string, unknown> = {
+    200: { description: 'Successful Response', content: { 'application/json': { schema: route.responseSchema } } },
+    401: errorResponse('No API key (`Not authenticated`), or an unknown or revoked one (`Invalid API key`).'),
+    403: errorResponse('The tenant in X-Tenant-Id is not granted to the key, or the key has several tenants and none was chosen.'),
+    422: errorResponse('Validation Error: every invalid parameter, as FastAPI lists them.', 'HTTPValidationError'),
+    500: errorResponse('Internal Server Error'),
+  };
+  if (route.errorStatuses.includes(404)) responses[404] = errorResponse('`Integration <id> not found.`: unknown, another tenant\'s, or of the other kind.');
+  return {
+    tags: [route.tag],
+    summary: route.summary,
+    description: route.description,
+    operationId: route.operationId,
+    security: [{ APIKeyHeader: [] }, { BearerKey: [] }],
+    parameters: [
+      ...route.parameters.map((spec) => ({
+        name: spec.name, in: spec.in, required: spec.in === 'path', description: spec.description, schema: parameterSchema(spec),
+      })),
+      { name: 'X-Tenant-Id', in: 'header', required: false, description: 'The tenant to act for; needed when the key has several.', schema: { type: 'string', format: 'uuid' } },
+    ],
+    responses,
+  };
+}
+
+export function openApiDocument(routes: readonly RestRoute[]) {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Deployments gateway (legacy REST)',
+      version: '1.0.0',
+      description: 'The original service\'s /v1 and /v2 paths, served from the same resolvers as the GraphQL API at /graphql.',
+    },
+    paths: Object.fromEntries(routes.map((route) => [route.path, { get: operation(route) }])),
+    components: {
+      schemas: componentSchemas(),
+      securitySchemes: {
+        APIKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+        BearerKey: { type: 'http', scheme: 'bearer', description: 'The same API key as `Authorization: Bearer <key>`.' },
+      },
+    },
+  };
+}
+
+export function swaggerUiPage(specUrl: string): string {
+  return `<!DOCTYPE html>
+<html>
+<head>
+<title>Deployments gateway - Swagger UI</title>
+<link type="text/css" rel="stylesheet" href="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/swagger-ui-bundle.js"></script>
+<script>
+SwaggerUIBundle({ url: ${JSON.stringify(specUrl)}, dom_id: '#swagger-ui', persistAuthorization: true });
+</script>
+</body>
+</html>
+`;
+}

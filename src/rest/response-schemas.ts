@@ -1,0 +1,64 @@
+// JSON Schemas of the REST bodies, for the OpenAPI document. Records come from the same zod schemas that
+// validate imports (one definition of the legacy shape), with every key required: responses always carry
+// every key, null when absent.
+import { z } from 'zod';
+import { deploymentRecordSchema, uuid } from '../modules/deployments/deployment-record.schema.ts';
+
+export const repositoryRecordSchema = z.strictObject({
+  host_integration_id: uuid,
+  id: z.number().int(),
+  name: z.string(),
+  owner: z.string(),
+  url: z.string(),
+  default_branch: z.string(),
+});
+
+const zodBodies = {
+  Deployment: deploymentRecordSchema,
+  DeploymentList: z.strictObject({ resources: z.array(deploymentRecordSchema), offset: z.number().int() }),
+  Repository: repositoryRecordSchema,
+  RepositoryList: z.array(repositoryRecordSchema),
+};
+
+type JsonSchema = Record<string, unknown>;
+
+/** Every object's properties become required (responses omit no key), recursively. */
+function requireEveryKey(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(requireEveryKey);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const copy = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, requireEveryKey(value)])) as JsonSchema;
+  if (copy.type === 'object' && copy.properties) copy.required = Object.keys(copy.properties as object);
+  return copy;
+}
+
+const validationError: JsonSchema = {
+  type: 'object',
+  properties: {
+    type: { type: 'string', description: 'pydantic error type, e.g. `int_parsing`.' },
+    loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] }, description: '`["query", name]`, `["path", name]`, plus an index for list items.' },
+    msg: { type: 'string' },
+    input: { description: 'The value as sent.' },
+    ctx: { type: 'object', description: 'Limits or expected values, for the types that have them.' },
+  },
+  required: ['type', 'loc', 'msg', 'input'],
+  additionalProperties: false,
+};
+
+export function componentSchemas(): Record<string, JsonSchema> {
+  const records = Object.fromEntries(Object.entries(zodBodies).map(([name, schema]) =>
+    [name, requireEveryKey(z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12' })) as JsonSchema]));
+  for (const schema of Object.values(records)) delete schema.$schema;
+  return {
+    ...records,
+    HTTPError: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'], additionalProperties: false },
+    ValidationError: validationError,
+    HTTPValidationError: {
+      type: 'object',
+      properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationError' } } },
+      required: ['detail'],
+      additionalProperties: false,
+    },
+  };
+}
+
+export const legacyResponseSchema = (name: keyof typeof zodBodies): JsonSchema => ({ $ref: `#/components/schemas/${name}` });

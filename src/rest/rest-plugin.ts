@@ -1,0 +1,138 @@
+// The REST door: a Yoga plugin that answers the legacy /v1 and /v2 paths. Each route runs its fixed GraphQL
+// operation through Yoga's own envelop (the same context, authentication, loaders, error masking and any
+// plugin added later), then maps the result to the legacy JSON. No route touches the database itself.
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import type { Plugin, YogaServerInstance } from 'graphql-yoga';
+import type { GraphQLContext } from '../graphql/context.ts';
+import { detail, internalServerError, jsonResponse, methodNotAllowed, notFoundRoute, validationFailed } from './legacy-responses.ts';
+import { openApiDocument, swaggerUiPage } from './openapi.ts';
+import { parseParameters, type ParameterValue } from './parameters.ts';
+import { pydanticError } from './pydantic-errors.ts';
+import type { RestRoute, RouteCall } from './rest-route.ts';
+
+interface CompiledRoute {
+  route: RestRoute;
+  pattern: RegExp;
+}
+
+const compile = (route: RestRoute): CompiledRoute => ({
+  route,
+  pattern: new RegExp(`^${route.path.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`),
+});
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment; // a malformed escape stays as it was sent, as Starlette leaves it
+  }
+}
+
+function match(routes: CompiledRoute[], pathname: string): { route: RestRoute; path: Record<string, string> } | undefined {
+  for (const { route, pattern } of routes) {
+    const found = pattern.exec(pathname);
+    if (found) return { route, path: Object.fromEntries(Object.entries(found.groups ?? {}).map(([k, v]) => [k, decodeSegment(v)])) };
+  }
+  return undefined;
+}
+
+export interface LegacyRestOptions {
+  routes: RestRoute[];
+  graphqlEndpoint: string;
+}
+
+export function useLegacyRest({ routes, graphqlEndpoint }: LegacyRestOptions): Plugin<Record<string, unknown>, Record<string, unknown>, GraphQLContext> {
+  const compiled = routes.map(compile);
+  let yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
+  let openApi: string | undefined;
+
+  async function runRoute(route: RestRoute, path: Record<string, string>, request: Request, url: URL, serverContext: object): Promise<Response> {
+    const enveloped = yoga.getEnveloped({ ...serverContext, request, params: { query: route.document } });
+    let contextValue: unknown;
+    try {
+      contextValue = await enveloped.contextFactory();
+    } catch (error) {
+      return authFailure(error);
+    }
+    const parsed = parseParameters(route.parameters, url.searchParams, path);
+    if (!parsed.ok) return validationFailed(parsed.errors);
+    const call: RouteCall = { values: parsed.values, path };
+
+    const document = enveloped.parse(route.document);
+    const invalid = enveloped.validate(enveloped.schema, document);
+    if (invalid.length > 0) throw new AggregateError(invalid, `REST operation of ${route.path} does not match the schema`);
+    const result = (await enveloped.execute({
+      schema: enveloped.schema, document, contextValue, variableValues: route.variables(call),
+    })) as ExecutionResult;
+    if (result.errors?.length) return executionFailure(result.errors, call, url);
+    const { status, body } = route.respond(result.data as Record<string, unknown>, call);
+    return jsonResponse(status, body);
+  }
+
+  function authFailure(error: unknown): Response {
+    const code = error instanceof GraphQLError ? error.extensions.code : undefined;
+    if (code === 'UNAUTHENTICATED') return detail(401, (error as GraphQLError).message, { 'www-authenticate': 'APIKey' });
+    if (code === 'FORBIDDEN') return detail(403, (error as GraphQLError).message);
+    throw error;
+  }
+
+  function executionFailure(errors: readonly GraphQLError[], call: RouteCall, url: URL): Response {
+    const [first] = errors;
+    const code = first?.extensions.code;
+    if (code === 'NOT_FOUND') return detail(404, first!.message);
+    if (code === 'BAD_USER_INPUT') {
+      const parameter = parameterOfArgument(String(first!.extensions.argument));
+      const input = url.searchParams.getAll(parameter).at(-1) ?? call.path[parameter] ?? null;
+      return validationFailed([pydanticError.valueError(['query', parameter], input as string, first!.message)]);
+    }
+    yoga.logger.error('REST operation failed', errors);
+    return internalServerError();
+  }
+
+  async function handle(request: Request, url: URL, serverContext: object): Promise<Response> {
+    const isRead = request.method === 'GET' || request.method === 'HEAD';
+    if (url.pathname === '/openapi.json' || url.pathname === '/docs') {
+      if (!isRead) return methodNotAllowed('GET, HEAD');
+      if (url.pathname === '/docs') return new Response(swaggerUiPage('/openapi.json'), { headers: { 'content-type': 'text/html; charset=utf-8' } });
+      openApi ??= JSON.stringify(openApiDocument(routes));
+      return new Response(openApi, { headers: { 'content-type': 'application/json' } });
+    }
+    const found = match(compiled, url.pathname);
+    if (!found) {
+      // Starlette redirects a path with a trailing slash to the route without it.
+      if (url.pathname.length > 1 && url.pathname.endsWith('/') && match(compiled, url.pathname.slice(0, -1))) {
+        const location = new URL(url);
+        location.pathname = url.pathname.slice(0, -1);
+        return new Response(null, { status: 307, headers: { location: location.toString() } });
+      }
+      return notFoundRoute();
+    }
+    if (!isRead) return methodNotAllowed('GET, HEAD');
+    try {
+      return await runRoute(found.route, found.path, request, url, serverContext);
+    } catch (error) {
+      yoga.logger.error('REST request failed', error);
+      return internalServerError();
+    }
+  }
+
+  return {
+    onYogaInit({ yoga: instance }) {
+      yoga = instance as unknown as YogaServerInstance<Record<string, unknown>, GraphQLContext>;
+    },
+    async onRequest({ request, url, endResponse, serverContext }) {
+      if (url.pathname === graphqlEndpoint) return;
+      const response = await handle(request, url, serverContext);
+      // HEAD answers like GET, without a body.
+      endResponse(request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response);
+    },
+  };
+}
+
+/** The REST parameter a GraphQL argument came from (`filter.nameContains` → `name_contains`). */
+function parameterOfArgument(argument: string): string {
+  const special: Record<string, string> = { 'filter.ids': 'deployment_ids', 'filter.statuses': 'status', integrationId: 'integration_id' };
+  return special[argument] ?? argument.replace(/^filter\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+export type { ParameterValue };
