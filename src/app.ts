@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { schema } from './graphql/schema.ts';
 import { graphiqlOptions } from './graphql/graphiql.ts';
+import { maskUnexpectedError } from './graphql/mask-error.ts';
 import { useLegacyRest } from './rest/rest-plugin.ts';
 import { REST_ROUTES } from './rest/routes.ts';
 import { createGraphQLContext, type AppServices, type GraphQLContext } from './graphql/context.ts';
@@ -29,7 +30,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     // The legacy /v1 and /v2 paths, /openapi.json and /docs: fixed operations through this same Yoga.
     plugins: [useLegacyRest({ routes: REST_ROUTES, graphqlEndpoint: GRAPHQL_PATH })],
     // Unexpected errors reach clients as "Unexpected error."; details stay in the server log.
-    maskedErrors: { isDev: false }, // never attach stacks or original messages, whatever NODE_ENV says
+    maskedErrors: { isDev: false, maskError: maskUnexpectedError },
   });
   return { yoga, server: createServer(yoga) };
 }

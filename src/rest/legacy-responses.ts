@@ -1,6 +1,7 @@
 // Response bodies in the original service's (FastAPI's) shapes.
 import { STATUS_CODES } from 'node:http';
 import type { ValidationErrorItem } from './pydantic-errors.ts';
+import { RETRY_AFTER_SECONDS } from '../db/connection-loss.ts';
 
 export const JSON_HEADERS = { 'content-type': 'application/json' };
 
@@ -18,3 +19,5 @@ export const validationFailed = (errors: ValidationErrorItem[]) => jsonResponse(
 export const notFoundRoute = () => detail(404, 'Not Found');
 export const methodNotAllowed = (allow: string) => detail(405, 'Method Not Allowed', { allow });
 export const internalServerError = () => detail(500, 'Internal Server Error');
+export const serviceUnavailable = () =>
+  detail(503, 'Service Unavailable: the database cannot be reached, retry shortly', { 'retry-after': String(RETRY_AFTER_SECONDS) });

@@ -4,7 +4,10 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { GraphQLContext } from '../graphql/context.ts';
-import { detail, internalServerError, jsonResponse, methodNotAllowed, notFoundRoute, validationFailed } from './legacy-responses.ts';
+import { isDatabaseUnavailable } from '../db/connection-loss.ts';
+import {
+  detail, internalServerError, jsonResponse, methodNotAllowed, notFoundRoute, serviceUnavailable, validationFailed,
+} from './legacy-responses.ts';
 import { openApiDocument, swaggerUiPage } from './openapi.ts';
 import { parseParameters, type ParameterValue } from './parameters.ts';
 import { pydanticError } from './pydantic-errors.ts';
@@ -52,7 +55,9 @@ export function useLegacyRest({ routes, graphqlEndpoint }: LegacyRestOptions): P
     try {
       contextValue = await enveloped.contextFactory();
     } catch (error) {
-      return authFailure(error);
+      const response = classified(error);
+      if (response) return response;
+      throw error;
     }
     const parsed = parseParameters(route.parameters, url.searchParams, path);
     if (!parsed.ok) return validationFailed(parsed.errors);
@@ -69,18 +74,23 @@ export function useLegacyRest({ routes, graphqlEndpoint }: LegacyRestOptions): P
     return jsonResponse(status, body);
   }
 
-  function authFailure(error: unknown): Response {
-    const code = error instanceof GraphQLError ? error.extensions.code : undefined;
-    if (code === 'UNAUTHENTICATED') return detail(401, (error as GraphQLError).message, { 'www-authenticate': 'APIKey' });
-    if (code === 'FORBIDDEN') return detail(403, (error as GraphQLError).message);
-    throw error;
+  /** The legacy answer to an error the GraphQL layer classified (auth, missing, database down), if any. */
+  function classified(error: unknown): Response | undefined {
+    if (!(error instanceof GraphQLError)) return isDatabaseUnavailable(error) ? serviceUnavailable() : undefined;
+    switch (error.extensions.code) {
+      case 'UNAUTHENTICATED': return detail(401, error.message, { 'www-authenticate': 'APIKey' });
+      case 'FORBIDDEN': return detail(403, error.message);
+      case 'NOT_FOUND': return detail(404, error.message);
+      case 'SERVICE_UNAVAILABLE': return serviceUnavailable();
+      default: return isDatabaseUnavailable(error) ? serviceUnavailable() : undefined;
+    }
   }
 
   function executionFailure(errors: readonly GraphQLError[], call: RouteCall, url: URL): Response {
     const [first] = errors;
-    const code = first?.extensions.code;
-    if (code === 'NOT_FOUND') return detail(404, first!.message);
-    if (code === 'BAD_USER_INPUT') {
+    const response = classified(first);
+    if (response) return response;
+    if (first?.extensions.code === 'BAD_USER_INPUT') {
       const parameter = parameterOfArgument(String(first!.extensions.argument));
       const input = url.searchParams.getAll(parameter).at(-1) ?? call.path[parameter] ?? null;
       return validationFailed([pydanticError.valueError(['query', parameter], input as string, first!.message)]);
@@ -111,6 +121,7 @@ export function useLegacyRest({ routes, graphqlEndpoint }: LegacyRestOptions): P
     try {
       return await runRoute(found.route, found.path, request, url, serverContext);
     } catch (error) {
+      if (isDatabaseUnavailable(error)) return serviceUnavailable();
       yoga.logger.error('REST request failed', error);
       return internalServerError();
     }
