@@ -93,7 +93,8 @@ export function useLegacyRest({ routes, graphqlEndpoint }: LegacyRestOptions): P
     if (first?.extensions.code === 'BAD_USER_INPUT') {
       const parameter = parameterOfArgument(String(first!.extensions.argument));
       const input = url.searchParams.getAll(parameter).at(-1) ?? call.path[parameter] ?? null;
-      return validationFailed([pydanticError.valueError(['query', parameter], input as string, first!.message)]);
+      const problem = first!.message.replace(/^Invalid argument "[^"]+": /, '').replace(/\.$/, '');
+      return validationFailed([pydanticError.valueError(['query', parameter], input as string, problem)]);
     }
     yoga.logger.error('REST operation failed', errors);
     return internalServerError();
