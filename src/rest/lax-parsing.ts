@@ -5,12 +5,23 @@
 const WHITESPACE = '[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
 const SURROUNDING_WHITESPACE = new RegExp(`^${WHITESPACE}+|${WHITESPACE}+$`, 'g');
 
-/** The integer a string denotes (`" +1_000.00 "` is 1000), or undefined; big values stay exact. */
-export function parseLaxInt(raw: string): bigint | undefined {
+// Python refuses int() conversions of more than 4300 digits; pydantic-core reports a leading run of that many
+// digits as `int_parsing_size` and other over-long numbers as `int_parsing` (observed rules, see the tests).
+const MAX_DIGITS = 4300;
+
+/**
+ * The integer a string denotes (`" +1_000.00 "` is 1000), `'too-long'` for pydantic's int_parsing_size, or
+ * undefined; big values stay exact.
+ */
+export function parseLaxInt(raw: string): bigint | 'too-long' | undefined {
   let text = raw.replace(SURROUNDING_WHITESPACE, '');
+  const leadingRun = /^-?[1-9]\d*/.exec(text)?.[0] ?? '';
+  if (leadingRun.length > MAX_DIGITS) return 'too-long';
   const decimalZeros = /^(.+)\.0+$/.exec(text);
   if (decimalZeros) text = decimalZeros[1]!;
   if (!/^[+-]?\d+(_\d+)*$/.test(text)) return undefined;
+  const digits = text.replace(/^[+-]/, '').replaceAll('_', '');
+  if (digits.replace(/^0+/, '').length > MAX_DIGITS) return undefined;
   return BigInt(text.replaceAll('_', ''));
 }
 
@@ -40,7 +51,10 @@ export function parseUuid(raw: string): { uuid: string } | { error: string } {
     const hex = raw.toLowerCase();
     return { uuid: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` };
   }
-  return { error: explainInvalidUuid(raw) };
+  // At exactly the braced (38 bytes) and URN (45 bytes) lengths the crate explains the inner 36 bytes alone.
+  const bytes = Buffer.byteLength(raw);
+  const framed = (bytes === 38 && raw.startsWith('{') && raw.endsWith('}')) || (bytes === 45 && raw.startsWith('urn:uuid:'));
+  return { error: explainInvalidUuid(framed ? hyphenated : raw) };
 }
 
 // A port of uuid's `InvalidUuid::into_err`; positions are 1-based byte offsets into the whole input.

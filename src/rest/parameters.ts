@@ -50,6 +50,7 @@ function parseValue(spec: ParameterSpec, raw: string, loc: Location): { value: P
     case 'int': {
       const parsed = parseLaxInt(raw);
       if (parsed === undefined) return { errors: [pydanticError.intParsing(loc, raw)] };
+      if (parsed === 'too-long') return { errors: [pydanticError.intParsingSize(loc, raw)] };
       if (spec.ge !== undefined && parsed < BigInt(spec.ge)) return { errors: [pydanticError.greaterThanEqual(loc, raw, spec.ge)] };
       if (spec.le !== undefined && parsed > BigInt(spec.le)) return { errors: [pydanticError.lessThanEqual(loc, raw, spec.le)] };
       return { value: parsed };

@@ -19,6 +19,8 @@ export function expectedList(values: readonly string[]): string {
 export const pydanticError = {
   intParsing: (loc: Location, input: string): ValidationErrorItem =>
     ({ type: 'int_parsing', loc, msg: 'Input should be a valid integer, unable to parse string as an integer', input }),
+  intParsingSize: (loc: Location, input: string): ValidationErrorItem =>
+    ({ type: 'int_parsing_size', loc, msg: 'Unable to parse input string as an integer, exceeded maximum size', input }),
   boolParsing: (loc: Location, input: string): ValidationErrorItem =>
     ({ type: 'bool_parsing', loc, msg: 'Input should be a valid boolean, unable to interpret input', input }),
   greaterThanEqual: (loc: Location, input: string, ge: number): ValidationErrorItem =>

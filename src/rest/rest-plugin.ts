@@ -23,18 +23,18 @@ const compile = (route: RestRoute): CompiledRoute => ({
   pattern: new RegExp(`^${route.path.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`),
 });
 
-function decodeSegment(segment: string): string {
+function decodePath(path: string): string {
   try {
-    return decodeURIComponent(segment);
+    return decodeURIComponent(path);
   } catch {
-    return segment; // a malformed escape stays as it was sent, as Starlette leaves it
+    return path; // a malformed escape stays as it was sent
   }
 }
 
 function match(routes: CompiledRoute[], pathname: string): { route: RestRoute; path: Record<string, string> } | undefined {
   for (const { route, pattern } of routes) {
     const found = pattern.exec(pathname);
-    if (found) return { route, path: Object.fromEntries(Object.entries(found.groups ?? {}).map(([k, v]) => [k, decodeSegment(v)])) };
+    if (found) return { route, path: { ...found.groups } };
   }
   return undefined;
 }
@@ -108,10 +108,12 @@ export function useLegacyRest({ routes, graphqlEndpoint }: LegacyRestOptions): P
       openApi ??= JSON.stringify(openApiDocument(routes));
       return new Response(openApi, { headers: { 'content-type': 'application/json' } });
     }
-    const found = match(compiled, url.pathname);
+    // uvicorn hands Starlette the percent-decoded path: `/v2/deployment%73` is `/v2/deployments`.
+    const pathname = decodePath(url.pathname);
+    const found = match(compiled, pathname);
     if (!found) {
       // Starlette redirects a path with a trailing slash to the route without it.
-      if (url.pathname.length > 1 && url.pathname.endsWith('/') && match(compiled, url.pathname.slice(0, -1))) {
+      if (pathname.length > 1 && pathname.endsWith('/') && match(compiled, pathname.slice(0, -1))) {
         const location = new URL(url);
         location.pathname = url.pathname.slice(0, -1);
         return new Response(null, { status: 307, headers: { location: location.toString() } });
