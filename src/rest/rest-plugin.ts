@@ -9,7 +9,7 @@ import {
   detail, internalServerError, jsonResponse, methodNotAllowed, notFoundRoute, serviceUnavailable, validationFailed,
 } from './legacy-responses.ts';
 import { openApiDocument, swaggerUiPage } from './openapi.ts';
-import { parseParameters, type ParameterValue } from './parameters.ts';
+import { parseParameters } from './parameters.ts';
 import { pydanticError } from './pydantic-errors.ts';
 import type { RestRoute, RouteCall } from './rest-route.ts';
 
@@ -149,4 +149,3 @@ function parameterOfArgument(argument: string): string {
   return special[argument] ?? argument.replace(/^filter\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
-export type { ParameterValue };
