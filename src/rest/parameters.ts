@@ -62,8 +62,9 @@ function parseValue(spec: ParameterSpec, raw: string, loc: Location): { value: P
     case 'literal':
       return spec.values.includes(raw) ? { value: raw } : { errors: [pydanticError.literalError(loc, raw, spec.values)] };
     case 'text':
-      // PostgreSQL text cannot hold NUL: such a value could never match, so it is refused like GraphQL does.
-      if (raw.includes('\u0000')) return { errors: [pydanticError.valueError(loc, raw, 'must not contain NUL characters')] };
+      // PostgreSQL text cannot hold NUL: such a filter could never match, so it is refused like GraphQL does.
+      // (A path segment is only compared, never queried, so it may hold one.)
+      if (spec.in === 'query' && raw.includes('\u0000')) return { errors: [pydanticError.valueError(loc, raw, 'must not contain NUL characters')] };
       return { value: raw === '' ? undefined : raw };
     case 'uuid': {
       const parsed = parseUuid(raw);

@@ -23,12 +23,23 @@ const compile = (route: RestRoute): CompiledRoute => ({
   pattern: new RegExp(`^${route.path.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`),
 });
 
+/**
+ * The path as uvicorn hands it to Starlette (Python's `urllib.parse.unquote`): every valid `%XX` becomes its
+ * byte, a stray `%` stays, and bytes that are not UTF-8 become U+FFFD.
+ */
 function decodePath(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path; // a malformed escape stays as it was sent
+  if (!path.includes('%')) return path;
+  const bytes: number[] = [];
+  for (let i = 0; i < path.length; i++) {
+    const escape = path[i] === '%' ? /^[0-9a-fA-F]{2}$/.exec(path.slice(i + 1, i + 3)) : null;
+    if (escape) {
+      bytes.push(Number.parseInt(escape[0], 16));
+      i += 2;
+    } else {
+      bytes.push(...Buffer.from(path[i]!, 'utf8'));
+    }
   }
+  return new TextDecoder('utf-8').decode(Uint8Array.from(bytes));
 }
 
 function match(routes: CompiledRoute[], pathname: string): { route: RestRoute; path: Record<string, string> } | undefined {
