@@ -47,6 +47,8 @@ function oneLine(error: unknown): string {
 export interface Database {
   orm: AppOrm;
   mode: 'embedded' | 'external';
+  /** The connection URL in use (the embedded server's includes its generated password). */
+  clientUrl: string;
   close(): Promise<void>;
 }
 
@@ -102,6 +104,7 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
     return {
       orm,
       mode: embedded ? 'embedded' : 'external',
+      clientUrl,
       async close() {
         await orm.close();
         await embedded?.stop();

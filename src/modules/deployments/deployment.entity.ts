@@ -16,7 +16,11 @@ export const DeploymentSchema = defineEntity({
   repository: () => DeploymentRepository,
   extends: TenantOwnedSchema,
   // The listing orders by created_at desc, id desc within a tenant; this index serves that and deep offsets.
-  indexes: [{ properties: ['tenant', 'createdAt', 'id'] }],
+  indexes: [
+    { properties: ['tenant', 'createdAt', 'id'] },
+    // name_contains is a substring search (ILIKE '%…%'): only a trigram index can serve it (pg_trgm).
+    { name: 'deployment_name_trgm_idx', expression: 'create index "deployment_name_trgm_idx" on "deployment" using gin ("name" gin_trgm_ops)' },
+  ],
   properties: {
     name: p.text(),
     status: p.enum([...DEPLOYMENT_STATUSES]).$type<DeploymentStatus>(),

@@ -1,0 +1,136 @@
+// npm run bench [-- --rounds 3 --duration 5 --connections 8]
+// Starts the service in production mode on the benchmark dataset (npm run bench:data first), counts the SQL
+// statements of each scenario, then drives load with autocannon from this process, scenario after scenario,
+// round after round (interleaved, so machine drift spreads over all of them), against the service and a
+// raw pg + JSON.stringify "ceiling". Prints one table and writes it as JSON to bench/results/.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { loadConfig, PROJECT_ROOT } from '../src/config.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { issueApiKey } from '../src/modules/tenancy/api-key.service.ts';
+import { ACROSS_TENANTS } from '../src/modules/common/tenant-scope.ts';
+import { DeploymentSchema } from '../src/modules/deployments/deployment.entity.ts';
+import { benchEnvironment } from './bench-environment.ts';
+import { benchIds, tenantId } from './dataset.ts';
+import { scenarios, type Scenario } from './scenarios.ts';
+import { countStatements } from './statement-count.ts';
+import { formatTable, type ScenarioResult } from './report.ts';
+
+const { values: options } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '8' },
+  },
+});
+const rounds = Number(options.rounds);
+const duration = Number(options.duration);
+const connections = Number(options.connections);
+
+const env = { ...process.env, ...benchEnvironment() };
+Object.assign(process.env, benchEnvironment());
+const config = loadConfig();
+
+function startProcess(args: string[], extraEnv: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = ready.exec(output);
+      if (match) resolve({ child, match });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${output}`)));
+  });
+}
+
+const peakRss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+
+async function load(scenario: Scenario, baseUrl: string, key: string, seconds: number, pid: number) {
+  let rss = peakRss(pid);
+  const sampler = setInterval(() => { rss = Math.max(rss, peakRss(pid)); }, 200);
+  const result = await autocannon({
+    url: `${baseUrl}${scenario.path}`, method: scenario.method, body: scenario.body, connections, duration: seconds,
+    headers: { 'x-api-key': key, 'content-type': 'application/json', accept: 'application/json' },
+  });
+  clearInterval(sampler);
+  const failed = result.non2xx + result.errors + result.timeouts;
+  if (failed > 0) throw new Error(`${scenario.name}: ${failed} failed requests of ${result.requests.total}`);
+  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, rss };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+// 1. Dataset present? A key for the big tenant (without the secrets scope: values are masked, as for most
+//    legacy clients); statement counts per scenario, in-process, through the same app.
+const ids = benchIds();
+const list = scenarios(ids);
+let key: string;
+let statements: Map<string, number>;
+{
+  const database = await openDatabase(config, { migrate: true, whenRunning: 'join' });
+  try {
+    const em = database.orm.em.fork();
+    const deployments = await em.count(DeploymentSchema, { tenant: tenantId(0) }, ACROSS_TENANTS);
+    if (deployments < 1000) throw new Error(`the big tenant has ${deployments} deployments: run \`npm run bench:data\` first`);
+    ({ key } = await issueApiKey(em, { tenantIds: [tenantId(0)], name: 'bench', mayReadSecrets: false }));
+    statements = await countStatements(database.clientUrl, config, key, list.filter((s) => s.target === 'service'));
+  } finally {
+    await database.close();
+  }
+}
+
+// 2. The service as production runs it, and the ceiling beside it.
+const service = await startProcess(['src/main.ts'], { NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1' }, /GraphQL ready at (http:\/\/\S+)\/graphql/);
+const serviceUrl = service.match[1]!.replace('localhost', '127.0.0.1');
+const joined = await openDatabase(config, { migrate: false, whenRunning: 'join' });
+const ceiling = await startProcess(['bench/ceiling.ts', joined.clientUrl, tenantId(0)], {}, /listening (\d+)/);
+const ceilingUrl = `http://127.0.0.1:${ceiling.match[1]}`;
+const urlOf = (s: Scenario) => (s.target === 'ceiling' ? ceilingUrl : serviceUrl);
+const pidOf = (s: Scenario) => (s.target === 'ceiling' ? ceiling.child.pid! : service.child.pid!);
+
+try {
+  console.log(`Warming up ${list.length} scenarios…`);
+  for (const scenario of list) await load(scenario, urlOf(scenario), key, 2, pidOf(scenario));
+  const samples = new Map(list.map((s) => [s.name, [] as Awaited<ReturnType<typeof load>>[]]));
+  for (let round = 0; round < rounds; round++) {
+    // Rotate the order each round so no scenario always runs first or last.
+    const order = list.map((_, i) => list[(i + round) % list.length]!);
+    for (const scenario of order) {
+      samples.get(scenario.name)!.push(await load(scenario, urlOf(scenario), key, duration, pidOf(scenario)));
+      process.stdout.write(`\rround ${round + 1}/${rounds}: ${scenario.name.padEnd(45)}`);
+    }
+  }
+  process.stdout.write('\n');
+  const ceilingRps = median(samples.get(list[0]!.name)!.map((s) => s.requestsPerSecond));
+  const results: ScenarioResult[] = list.map((scenario) => {
+    const runs = samples.get(scenario.name)!;
+    const rps = median(runs.map((r) => r.requestsPerSecond));
+    return {
+      scenario: scenario.name, requestsPerSecond: rps, p50Ms: median(runs.map((r) => r.p50)), p99Ms: median(runs.map((r) => r.p99)),
+      sqlStatements: scenario.target === 'ceiling' ? 3 : statements.get(scenario.name)!, peakRssMb: Math.max(...runs.map((r) => r.rss)) / 2 ** 20,
+      ofCeiling: rps / ceilingRps,
+    };
+  });
+  const machine = `${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
+  const settings = `${rounds} rounds × ${duration} s per scenario, ${connections} connections, median of rounds`;
+  console.log(formatTable(results, machine, settings));
+  const dir = path.join(PROJECT_ROOT, 'bench', 'results');
+  fs.mkdirSync(dir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const json = JSON.stringify({ date: new Date().toISOString(), machine, settings, results }, null, 2);
+  fs.writeFileSync(path.join(dir, `${stamp}.json`), json);
+  fs.writeFileSync(path.join(dir, 'latest.json'), json);
+  console.log(`Wrote bench/results/${stamp}.json`);
+} finally {
+  ceiling.child.kill('SIGTERM');
+  service.child.kill('SIGTERM');
+  await new Promise((resolve) => service.child.once('exit', resolve));
+  await joined.close();
+}

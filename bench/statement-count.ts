@@ -1,0 +1,37 @@
+// SQL statements per request of each scenario, counted in-process through the same app (createApp) with an
+// ORM whose onQuery hook counts: the same resolvers, loaders and queries the service runs under load.
+import { MikroORM } from '@mikro-orm/postgresql';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../src/app.ts';
+import type { Config } from '../src/config.ts';
+import { createOrmConfig, type AppOrm } from '../src/db/orm-config.ts';
+import { SecretCipher } from '../src/modules/deployments/secret-cipher.ts';
+import { resolveSecretsKey } from '../src/modules/deployments/secrets-key.ts';
+import type { Scenario } from './scenarios.ts';
+
+export async function countStatements(clientUrl: string, config: Config, key: string, list: Scenario[]): Promise<Map<string, number>> {
+  let count = 0;
+  const orm = (await MikroORM.init(createOrmConfig({ clientUrl, onQuery: () => { count++; } }))) as unknown as AppOrm;
+  const { server } = createApp({ orm, cipher: new SecretCipher(await resolveSecretsKey(config)) });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const counts = new Map<string, number>();
+  try {
+    for (const scenario of list) {
+      const send = () => fetch(`${base}${scenario.path}`, {
+        method: scenario.method, body: scenario.body, headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      });
+      await (await send()).arrayBuffer(); // the first request may carry one-time work
+      count = 0;
+      const response = await send();
+      await response.arrayBuffer();
+      if (!response.ok) throw new Error(`${scenario.name}: HTTP ${response.status}`);
+      counts.set(scenario.name, count);
+    }
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await orm.close();
+  }
+  return counts;
+}
