@@ -23,5 +23,5 @@ export interface GraphQLContext {
 export async function createGraphQLContext(request: Request, services: AppServices): Promise<GraphQLContext> {
   const principal = await authenticate(request.headers, services.orm.em).catch(authErrorToGraphQL);
   const em = scopeToTenant(services.orm.em, principal.tenantId);
-  return { principal, em, loaders: new RequestLoaders(em), cipher: services.cipher };
+  return { principal, em, loaders: new RequestLoaders(em, principal.mayReadSecrets), cipher: services.cipher };
 }

@@ -4,10 +4,12 @@ import DataLoader from 'dataloader';
 import type { TenantSafeEntityManager } from '../db/tenant-safe-entity-manager.ts';
 import { alphabetical, compareAlphabetically } from '../modules/common/text-queries.ts';
 import { TenantOwnedRepository } from '../modules/common/tenant-owned.repository.ts';
-import { DeploymentSchema, type Deployment } from '../modules/deployments/deployment.entity.ts';
+import { DeploymentSchema } from '../modules/deployments/deployment.entity.ts';
+import type { DeploymentRow, SecretReferenceRow, SecretRow } from '../modules/deployments/deployment-row.ts';
+import { leanRowsGroupedBy } from '../modules/common/lean-rows.ts';
 import { RevisionSchema, type Revision } from '../modules/deployments/revision.entity.ts';
-import { SecretSchema, type Secret } from '../modules/deployments/secret.entity.ts';
-import { SecretReferenceSchema, type SecretReference } from '../modules/deployments/secret-reference.entity.ts';
+import { SecretSchema } from '../modules/deployments/secret.entity.ts';
+import { SecretReferenceSchema } from '../modules/deployments/secret-reference.entity.ts';
 import { TagKeySchema, TagValueSchema, type TagKey, type TagValue } from '../modules/deployments/tag.entity.ts';
 import { IntegrationSchema, type Integration } from '../modules/integrations/integration.entity.ts';
 import { SourceRepositorySchema, type SourceRepository } from '../modules/integrations/source-repository.entity.ts';
@@ -28,45 +30,49 @@ export async function loadNodes<T>(loader: DataLoader<string, T | null>, ids: re
 const byValueThenId = (a: TagValue, b: TagValue) => compareAlphabetically(a.value, b.value) || (a.id < b.id ? -1 : 1);
 
 export class RequestLoaders {
-  readonly deployment: ById<Deployment>;
+  readonly deployment: ById<DeploymentRow>;
   readonly integration: ById<Integration>;
   readonly repository: ById<SourceRepository>;
   readonly revision: ById<Revision>;
   readonly tagKey: ById<TagKey>;
   readonly tagValue: ById<TagValue>;
 
-  readonly secretsOfDeployment: DataLoader<string, Secret[]>;
-  readonly secretReferencesOfDeployment: DataLoader<string, SecretReference[]>;
+  readonly secretsOfDeployment: DataLoader<string, SecretRow[]>;
+  readonly secretReferencesOfDeployment: DataLoader<string, SecretReferenceRow[]>;
   readonly revisionsOfDeployment: DataLoader<string, Revision[]>;
-  readonly tagValuesOfDeployment: DataLoader<Deployment, TagValue[]>;
+  readonly tagValuesOfDeployment: DataLoader<string, TagValue[]>;
   readonly repositoriesOfIntegration: DataLoader<string, SourceRepository[]>;
   readonly valuesOfTagKey: DataLoader<string, TagValue[]>;
 
-  constructor(em: TenantSafeEntityManager) {
+  /** `mayReadSecrets`: whether secret ciphertexts are worth reading at all for this request. */
+  constructor(em: TenantSafeEntityManager, mayReadSecrets: boolean) {
     const revisions = new TenantOwnedRepository<Revision>(em, RevisionSchema);
     const tagValues = new TenantOwnedRepository<TagValue>(em, TagValueSchema);
-    const secrets = new TenantOwnedRepository<Secret>(em, SecretSchema);
-    const secretReferences = new TenantOwnedRepository<SecretReference>(em, SecretReferenceSchema);
     const repositories = em.getRepository(SourceRepositorySchema);
 
-    this.deployment = byIds<Deployment>(em.getRepository(DeploymentSchema));
+    const deployments = em.getRepository(DeploymentSchema);
+    this.deployment = new DataLoader((ids) => deployments.findRowsByIds(ids));
     this.integration = byIds<Integration>(em.getRepository(IntegrationSchema));
     this.repository = byIds<SourceRepository>(repositories);
     this.revision = byIds(revisions);
     this.tagKey = byIds(new TenantOwnedRepository<TagKey>(em, TagKeySchema));
     this.tagValue = byIds(tagValues);
 
-    this.secretsOfDeployment = new DataLoader((ids) => secrets.findGroupedBy('deployment', ids, { position: 'asc' }));
+    const secretFields = ['deployment', 'name', 'position', ...(mayReadSecrets ? ['valueCiphertext'] : [])];
+    this.secretsOfDeployment = new DataLoader((ids) =>
+      leanRowsGroupedBy<SecretRow>(em, SecretSchema, 'deployment', ids, { fields: secretFields, orderBy: [{ position: 'asc' }] }));
     this.secretReferencesOfDeployment = new DataLoader((ids) =>
-      secretReferences.findGroupedBy('deployment', ids, { position: 'asc' }));
+      leanRowsGroupedBy<SecretReferenceRow>(em, SecretReferenceSchema, 'deployment', ids, { orderBy: [{ position: 'asc' }] }));
     this.revisionsOfDeployment = new DataLoader((ids) =>
       revisions.findGroupedBy('deployment', ids, { createdAt: 'desc', id: 'desc' }));
     this.valuesOfTagKey = new DataLoader((ids) => tagValues.findGroupedBy('tagKey', ids, [alphabetical('value'), { id: 'asc' }]));
     this.repositoriesOfIntegration = new DataLoader((ids) => repositories.findByIntegrations(ids));
-    // The pivot table has no entity of its own; populate reads it with the values in one query per batch.
-    this.tagValuesOfDeployment = new DataLoader(async (deployments) => {
-      await em.populate([...deployments], ['tagValues']);
-      return deployments.map((deployment) => deployment.tagValues.getItems().sort(byValueThenId));
+    // The pivot table has no entity of its own; populate reads it with the values in one query per batch
+    // (on references: the deployments themselves were read as lean rows).
+    this.tagValuesOfDeployment = new DataLoader(async (ids) => {
+      const references = ids.map((id) => em.getReference(DeploymentSchema, id));
+      await em.populate(references, ['tagValues']);
+      return references.map((deployment) => deployment.tagValues.getItems().sort(byValueThenId));
     });
   }
 }

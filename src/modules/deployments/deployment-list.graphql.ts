@@ -5,6 +5,7 @@ import { builder } from '../../graphql/builder.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
 import { badUserInput } from '../../graphql/errors.ts';
 import { DeploymentSchema, type Deployment } from './deployment.entity.ts';
+import type { DeploymentRow } from './deployment-row.ts';
 import { decodeDeploymentCursor, encodeDeploymentCursor, type DeploymentPosition } from './deployment-cursor.ts';
 import { DeploymentFilterInput, resolveDeploymentFilter } from './deployment-filter.graphql.ts';
 import { MATCHES_NOTHING } from './deployment-filter.ts';
@@ -15,7 +16,7 @@ export const MAX_PAGE_SIZE = 100;
 const DEFAULT_PAGE_SIZE = 20;
 
 interface DeploymentPage {
-  resources: Deployment[];
+  resources: DeploymentRow[];
   offset: number;
   hasNextPage: boolean;
   /** Counted only when the field is selected. */

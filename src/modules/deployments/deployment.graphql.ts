@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { loadNodes } from '../../graphql/loaders.ts';
 import { IntegrationRef } from '../integrations/integration.graphql.ts';
-import type { Deployment } from './deployment.entity.ts';
+import type { DeploymentRow } from './deployment-row.ts';
 import { DeploymentSourceEnum, DeploymentStatusEnum } from './deployment-enums.graphql.ts';
 import { RevisionRef } from './revision.graphql.ts';
 import { SecretRef, SecretReferenceRef } from './secret.graphql.ts';
@@ -9,7 +9,7 @@ import { SourceConfigRef, SourceRevisionConfigRef } from './source-config.graphq
 import { TagValueRef } from './tag.graphql.ts';
 
 // Declared before it is implemented, so types that point at each other need no inference cycle.
-export const DeploymentRef = builder.objectRef<Deployment>('Deployment');
+export const DeploymentRef = builder.objectRef<DeploymentRow>('Deployment');
 
 builder.node(DeploymentRef, {
   description: 'An application deployed by the service, built from a repository, an image or a source archive.',
@@ -17,7 +17,7 @@ builder.node(DeploymentRef, {
   loadMany: (ids, ctx) => loadNodes(ctx.loaders.deployment, ids),
   fields: (t) => ({
     uuid: t.field({ type: 'UUID', description: 'Raw id of the deployment (`id` in REST records, `deployment_ids` filter).', resolve: (d) => d.id }),
-    tenantId: t.field({ type: 'UUID', description: 'The owning tenant.', resolve: (d) => d.tenant.id }),
+    tenantId: t.field({ type: 'UUID', description: 'The owning tenant.', resolve: (d) => d.tenant }),
     name: t.exposeString('name', { description: 'Deployment name.' }),
     status: t.expose('status', { type: DeploymentStatusEnum, description: 'Lifecycle status.' }),
     source: t.expose('source', { type: DeploymentSourceEnum, description: 'Where the deployed code comes from.' }),
@@ -63,7 +63,7 @@ builder.node(DeploymentRef, {
     tagValues: t.field({
       type: [TagValueRef],
       description: 'Tag values labelling the deployment.',
-      resolve: (d, _args, ctx) => ctx.loaders.tagValuesOfDeployment.load(d),
+      resolve: (d, _args, ctx) => ctx.loaders.tagValuesOfDeployment.load(d.id),
     }),
     integration: t.field({
       type: IntegrationRef, nullable: true,

@@ -1,17 +1,22 @@
 // Every read of the deployment list: offset pages (GET /v2/deployments, `deployments`), keyset slices
-// (`deploymentsConnection`) and counts, all in the listing order created_at desc, id desc.
+// (`deploymentsConnection`) and counts, all in the listing order created_at desc, id desc. Pages are read
+// as lean rows (see lean-rows.ts).
 import type { FilterQuery, QueryOrderMap } from '@mikro-orm/postgresql';
+import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
+import { leanRows } from '../common/lean-rows.ts';
 import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
 import type { Deployment } from './deployment.entity.ts';
+import { DeploymentSchema } from './deployment.entity.ts';
 import {
   listedAfter, listedAtOrAfter, listedAtOrBefore, listedBefore, type DeploymentPosition,
 } from './deployment-cursor.ts';
+import type { DeploymentRow } from './deployment-row.ts';
 
 const LISTING_ORDER: QueryOrderMap<Deployment>[] = [{ createdAt: 'desc' }, { id: 'desc' }];
 const REVERSED_ORDER: QueryOrderMap<Deployment>[] = [{ createdAt: 'asc' }, { id: 'asc' }];
 
 export interface DeploymentSlice {
-  deployments: Deployment[];
+  deployments: DeploymentRow[];
   /** Whether the list goes on beyond the slice in the direction it was read. */
   more: boolean;
 }
@@ -22,9 +27,25 @@ export interface KeysetRange {
 }
 
 export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
+  private get tenantSafeEm(): TenantSafeEntityManager {
+    return this.getEntityManager() as TenantSafeEntityManager;
+  }
+
+  private rows(where: FilterQuery<Deployment>, options: { orderBy?: QueryOrderMap<Deployment>[]; limit?: number; offset?: number }) {
+    return leanRows<DeploymentRow>(this.tenantSafeEm, DeploymentSchema, where, options as never);
+  }
+
+  /** One row per requested id, in the same order, or null where the tenant has no such deployment. */
+  async findRowsByIds(ids: readonly string[]): Promise<(DeploymentRow | null)[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.rows({ id: { $in: [...new Set(ids)] } }, {});
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id) ?? null);
+  }
+
   /** `limit` deployments from `offset`; one extra row is read to tell whether another page follows. */
   async findPage(where: FilterQuery<Deployment>, limit: number, offset: number): Promise<DeploymentSlice> {
-    const rows = await this.find(where, { orderBy: LISTING_ORDER, limit: limit + 1, offset });
+    const rows = await this.rows(where, { orderBy: LISTING_ORDER, limit: limit + 1, offset });
     return { deployments: rows.slice(0, limit), more: rows.length > limit };
   }
 
@@ -33,10 +54,7 @@ export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
    * positions, in listing order.
    */
   async findSlice(where: FilterQuery<Deployment>, range: KeysetRange, from: 'start' | 'end', count: number): Promise<DeploymentSlice> {
-    const rows = await this.find(this.within(where, range), {
-      orderBy: from === 'start' ? LISTING_ORDER : REVERSED_ORDER,
-      limit: count + 1,
-    });
+    const rows = await this.rows(this.within(where, range), { orderBy: from === 'start' ? LISTING_ORDER : REVERSED_ORDER, limit: count + 1 });
     const deployments = rows.slice(0, count);
     return { deployments: from === 'start' ? deployments : deployments.reverse(), more: rows.length > count };
   }
@@ -47,8 +65,7 @@ export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
    */
   async existsFrom(where: FilterQuery<Deployment>, position: DeploymentPosition, side: 'before' | 'after'): Promise<boolean> {
     const beyond = side === 'before' ? listedAtOrBefore(position) : listedAtOrAfter(position);
-    // Outside the identity map: a partially loaded entity must not stand in for a full one later on.
-    const found = await this.find({ $and: [where, beyond] }, { fields: ['id'], limit: 1, disableIdentityMap: true });
+    const found = await leanRows(this.tenantSafeEm, DeploymentSchema, { $and: [where, beyond] }, { fields: ['id'], limit: 1 });
     return found.length > 0;
   }
 

@@ -1,8 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
-import type { Secret } from './secret.entity.ts';
-import type { SecretReference } from './secret-reference.entity.ts';
+import type { SecretReferenceRow, SecretRow } from './deployment-row.ts';
 
-export const SecretRef = builder.objectRef<Secret>('Secret').implement({
+export const SecretRef = builder.objectRef<SecretRow>('Secret').implement({
   description: 'A secret environment value of a deployment. Values are encrypted at rest.',
   fields: (t) => ({
     name: t.exposeString('name', { description: 'Name of the secret.' }),
@@ -10,14 +9,14 @@ export const SecretRef = builder.objectRef<Secret>('Secret').implement({
       nullable: true,
       description: 'The plaintext value; null unless the API key was created with the read-secrets scope.',
       // Decrypted only when selected and allowed: a key without the scope never causes a decryption.
-      resolve: (secret, _args, ctx) => (ctx.principal.mayReadSecrets
-        ? ctx.cipher.decrypt(secret.valueCiphertext, { deploymentId: secret.deployment.id, name: secret.name })
+      resolve: (secret, _args, ctx) => (ctx.principal.mayReadSecrets && secret.valueCiphertext
+        ? ctx.cipher.decrypt(secret.valueCiphertext, { deploymentId: secret.deployment, name: secret.name })
         : null),
     }),
   }),
 });
 
-export const SecretReferenceRef = builder.objectRef<SecretReference>('SecretReference').implement({
+export const SecretReferenceRef = builder.objectRef<SecretReferenceRow>('SecretReference').implement({
   description: 'An environment variable filled from a key of a named secret.',
   fields: (t) => ({
     name: t.exposeString('name', { description: 'Name of the environment variable.' }),
