@@ -1,11 +1,12 @@
 // Composition root: wires the schema, the per-request context and the HTTP server. No business logic.
 import { createServer, type Server } from 'node:http';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { useGraphQlJit } from '@envelop/graphql-jit';
 import { schema } from './graphql/schema.ts';
 import { graphiqlOptions } from './graphql/graphiql.ts';
 import { maskUnexpectedError } from './graphql/mask-error.ts';
 import { useLegacyRest } from './rest/rest-plugin.ts';
-import { REST_ROUTES } from './rest/routes.ts';
+import { isRestOperation, REST_ROUTES } from './rest/routes.ts';
 import { createGraphQLContext, type AppServices, type GraphQLContext } from './graphql/context.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -28,7 +29,12 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     graphiql: graphiqlOptions(options.demoApiKey),
     landingPage: false,
     // The legacy /v1 and /v2 paths, /openapi.json and /docs: fixed operations through this same Yoga.
-    plugins: [useLegacyRest({ routes: REST_ROUTES, graphqlEndpoint: GRAPHQL_PATH })],
+    plugins: [
+      // The REST routes' fixed operations run compiled (graphql-jit): they are the hot path, and they are
+      // known, tested documents. Client documents keep graphql-js's exact semantics.
+      useGraphQlJit({}, { enableIf: isRestOperation }),
+      useLegacyRest({ routes: REST_ROUTES, graphqlEndpoint: GRAPHQL_PATH }),
+    ],
     // Unexpected errors reach clients as "Unexpected error."; details stay in the server log.
     maskedErrors: { isDev: false, maskError: maskUnexpectedError },
   });
