@@ -60,9 +60,9 @@ export class RequestLoaders {
 
     const secretFields = ['deployment', 'name', 'position', ...(mayReadSecrets ? ['valueCiphertext'] : [])];
     this.secretsOfDeployment = new DataLoader((ids) =>
-      leanRowsGroupedBy<SecretRow>(em, SecretSchema, 'deployment', ids, { fields: secretFields, orderBy: [{ position: 'asc' }] }));
+      leanRowsGroupedBy<SecretRow>(em, SecretSchema, 'deployment', 'deployment_id', ids, { fields: secretFields, orderBy: [{ position: 'asc' }] }));
     this.secretReferencesOfDeployment = new DataLoader((ids) =>
-      leanRowsGroupedBy<SecretReferenceRow>(em, SecretReferenceSchema, 'deployment', ids, { orderBy: [{ position: 'asc' }] }));
+      leanRowsGroupedBy<SecretReferenceRow>(em, SecretReferenceSchema, 'deployment', 'deployment_id', ids, { orderBy: [{ position: 'asc' }] }));
     this.revisionsOfDeployment = new DataLoader((ids) =>
       revisions.findGroupedBy('deployment', ids, { createdAt: 'desc', id: 'desc' }));
     this.valuesOfTagKey = new DataLoader((ids) => tagValues.findGroupedBy('tagKey', ids, [alphabetical('value'), { id: 'asc' }]));

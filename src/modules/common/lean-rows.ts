@@ -1,12 +1,22 @@
-// The lean read path: rows as plain objects straight from a filtered QueryBuilder (property names, jsonb
-// value objects parsed, relations as their ids), without creating entities, snapshots or identity-map
-// entries. Pages are read-only, and hydrating a hundred deployments with their nested resource specs as
+// The lean read path: rows exactly as PostgreSQL returns them (column names, jsonb value objects with their
+// stored legacy keys, relations as their id columns), from a filtered QueryBuilder, without creating
+// entities, snapshots, identity-map entries or even renaming keys. Pages are read-only, and hydrating a hundred deployments with their nested resource specs as
 // entities cost several times the query itself (see the README's Performance section).
 import type { EntityName, QueryOrderMap } from '@mikro-orm/postgresql';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
 
 /** A relation read as its id. */
 export type Id = string;
+
+/**
+ * A timestamptz as the driver hands it over (MikroORM has pg return them as text, e.g.
+ * `2024-01-01 00:07:06.049+00`), as a Date; the text is made ISO 8601 first rather than left to Date's
+ * implementation-defined parsing.
+ */
+export function timestampFromText(text: string | Date): Date {
+  if (text instanceof Date) return text;
+  return new Date(text.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'));
+}
 
 export async function leanRows<Row>(
   em: TenantSafeEntityManager, entity: EntityName<any>, where: object, options: { fields?: string[]; orderBy?: QueryOrderMap<object>[]; limit?: number; offset?: number } = {},
@@ -16,17 +26,20 @@ export async function leanRows<Row>(
   if (options.orderBy) qb.orderBy(options.orderBy as never);
   if (options.limit !== undefined) qb.limit(options.limit);
   if (options.offset) qb.offset(options.offset);
-  return (await qb.execute('all')) as Row[];
+  return (await qb.execute('all', false)) as Row[];
 }
 
-/** Rows of many parents in one query, grouped by the parent id held in `parent`, in the requested order. */
+/**
+ * Rows of many parents in one query, grouped by parent in the requested order: `parent` is the relation
+ * property, `parentColumn` the column that holds its id.
+ */
 export async function leanRowsGroupedBy<Row>(
-  em: TenantSafeEntityManager, entity: EntityName<any>, parent: string, parentIds: readonly string[],
+  em: TenantSafeEntityManager, entity: EntityName<any>, parent: string, parentColumn: string, parentIds: readonly string[],
   options: { fields?: string[]; orderBy?: QueryOrderMap<object>[] } = {},
 ): Promise<Row[][]> {
   if (parentIds.length === 0) return [];
   const rows = await leanRows<Row>(em, entity, { [parent]: { $in: [...new Set(parentIds)] } }, options);
   const groups = new Map<string, Row[]>(parentIds.map((id) => [id, []]));
-  for (const row of rows) groups.get((row as Record<string, string>)[parent]!)?.push(row);
+  for (const row of rows) groups.get((row as Record<string, string>)[parentColumn]!)?.push(row);
   return parentIds.map((id) => groups.get(id)!);
 }

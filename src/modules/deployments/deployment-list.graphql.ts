@@ -105,7 +105,7 @@ async function deploymentConnection(where: FilterQuery<Deployment> | typeof MATC
   // The far side of the slice is read only when a cursor bounds it there (otherwise the slice starts the list).
   const farCursor = fromEnd ? range.before : range.after;
   const beyondFarSide = farCursor ? await repository.existsFrom(where, farCursor, fromEnd ? 'after' : 'before') : false;
-  const edges = deployments.map((node) => ({ cursor: encodeDeploymentCursor(node), node }));
+  const edges = deployments.map((node) => ({ cursor: encodeDeploymentCursor({ createdAt: node.created_at, id: node.id }), node }));
   return {
     edges,
     pageInfo: {

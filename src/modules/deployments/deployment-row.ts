@@ -1,22 +1,44 @@
-// A deployment as the read path serves it: the entity's columns as plain data, relations as ids
-// (see lean-rows.ts). Secrets and secret references likewise.
-import type { Id } from '../common/lean-rows.ts';
-import type { Deployment } from './deployment.entity.ts';
+// A deployment as the read path serves it: its row as PostgreSQL returns it (see lean-rows.ts), the jsonb
+// value objects with their stored legacy keys. Secrets and secret references likewise.
+import type { z } from 'zod';
+import type { DeploymentSource, DeploymentStatus, DeploymentType } from './deployment-enums.ts';
+import type { DeploymentRecordInput, resourceSpecSchema } from './deployment-record.schema.ts';
 
-export type DeploymentRow = Pick<Deployment,
-  'id' | 'name' | 'status' | 'source' | 'deploymentType' | 'remoteReconciled' | 'imageVersion' | 'sourceConfig' | 'resourceSpec'
-  | 'sourceRevisionConfig' | 'latestRevisionId' | 'activeRevisionId' | 'createdAt' | 'updatedAt'> & { tenant: Id };
+type RecordSourceConfig = DeploymentRecordInput['source_config'];
+/** `source_config` as stored: the legacy object without the two parts kept in their own columns. */
+export type StoredSourceConfig = Omit<RecordSourceConfig, 'resource_spec' | 'deployment_type'>;
+export type StoredResourceSpec = z.output<typeof resourceSpecSchema>;
+export type StoredSourceRevisionConfig = NonNullable<DeploymentRecordInput['source_revision_config']>;
+export type StoredListenerConfig = NonNullable<RecordSourceConfig['listener_config']>;
+
+export interface DeploymentRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  status: DeploymentStatus;
+  source: DeploymentSource;
+  deployment_type: DeploymentType;
+  remote_reconciled: boolean;
+  image_version: string | null;
+  source_config: StoredSourceConfig;
+  resource_spec: StoredResourceSpec | null;
+  source_revision_config: StoredSourceRevisionConfig | null;
+  latest_revision_id: string | null;
+  active_revision_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
 
 export interface SecretRow {
-  deployment: Id;
+  deployment_id: string;
   name: string;
   /** Read only for keys that may see secret values. */
-  valueCiphertext?: Buffer;
+  value_ciphertext?: Buffer;
 }
 
 export interface SecretReferenceRow {
-  deployment: Id;
+  deployment_id: string;
   name: string;
-  secretName: string;
-  secretKey: string;
+  secret_name: string;
+  secret_key: string;
 }

@@ -17,18 +17,18 @@ builder.node(DeploymentRef, {
   loadMany: (ids, ctx) => loadNodes(ctx.loaders.deployment, ids),
   fields: (t) => ({
     uuid: t.field({ type: 'UUID', description: 'Raw id of the deployment (`id` in REST records, `deployment_ids` filter).', resolve: (d) => d.id }),
-    tenantId: t.field({ type: 'UUID', description: 'The owning tenant.', resolve: (d) => d.tenant }),
+    tenantId: t.field({ type: 'UUID', description: 'The owning tenant.', resolve: (d) => d.tenant_id }),
     name: t.exposeString('name', { description: 'Deployment name.' }),
     status: t.expose('status', { type: DeploymentStatusEnum, description: 'Lifecycle status.' }),
     source: t.expose('source', { type: DeploymentSourceEnum, description: 'Where the deployed code comes from.' }),
-    remoteReconciled: t.exposeBoolean('remoteReconciled', { description: 'Whether the deployment is reconciled with the remote (code host) state.' }),
-    imageVersion: t.exposeString('imageVersion', { nullable: true, description: 'Version of the image deployed.' }),
+    remoteReconciled: t.exposeBoolean('remote_reconciled', { description: 'Whether the deployment is reconciled with the remote (code host) state.' }),
+    imageVersion: t.exposeString('image_version', { nullable: true, description: 'Version of the image deployed.' }),
     sourceConfig: t.field({
       type: SourceConfigRef,
       description: 'How the deployment is built and run, with its resource spec.',
-      resolve: (d) => ({ config: d.sourceConfig, resourceSpec: d.resourceSpec, deploymentType: d.deploymentType }),
+      resolve: (d) => ({ config: d.source_config, resourceSpec: d.resource_spec, deploymentType: d.deployment_type }),
     }),
-    sourceRevisionConfig: t.expose('sourceRevisionConfig', {
+    sourceRevisionConfig: t.expose('source_revision_config', {
       type: SourceRevisionConfigRef, nullable: true, description: 'Which revision of the source is deployed.',
     }),
     secrets: t.field({
@@ -41,19 +41,19 @@ builder.node(DeploymentRef, {
       description: 'Environment variables read from named secrets, in their stored order.',
       resolve: (d, _args, ctx) => ctx.loaders.secretReferencesOfDeployment.load(d.id),
     }),
-    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Creation time; the list is ordered by it, newest first.' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Last update time.' }),
-    latestRevisionId: t.expose('latestRevisionId', { type: 'UUID', nullable: true, description: 'Id of the latest revision.' }),
-    activeRevisionId: t.expose('activeRevisionId', { type: 'UUID', nullable: true, description: 'Id of the revision serving traffic.' }),
+    createdAt: t.expose('created_at', { type: 'DateTime', description: 'Creation time; the list is ordered by it, newest first.' }),
+    updatedAt: t.expose('updated_at', { type: 'DateTime', description: 'Last update time.' }),
+    latestRevisionId: t.expose('latest_revision_id', { type: 'UUID', nullable: true, description: 'Id of the latest revision.' }),
+    activeRevisionId: t.expose('active_revision_id', { type: 'UUID', nullable: true, description: 'Id of the revision serving traffic.' }),
     latestRevision: t.field({
       type: RevisionRef, nullable: true,
       description: 'The latest revision; null when the service has not reported its record.',
-      resolve: (d, _args, ctx) => (d.latestRevisionId ? ctx.loaders.revision.load(d.latestRevisionId) : null),
+      resolve: (d, _args, ctx) => (d.latest_revision_id ? ctx.loaders.revision.load(d.latest_revision_id) : null),
     }),
     activeRevision: t.field({
       type: RevisionRef, nullable: true,
       description: 'The revision serving traffic; null when the service has not reported its record.',
-      resolve: (d, _args, ctx) => (d.activeRevisionId ? ctx.loaders.revision.load(d.activeRevisionId) : null),
+      resolve: (d, _args, ctx) => (d.active_revision_id ? ctx.loaders.revision.load(d.active_revision_id) : null),
     }),
     revisions: t.field({
       type: [RevisionRef],
@@ -68,7 +68,7 @@ builder.node(DeploymentRef, {
     integration: t.field({
       type: IntegrationRef, nullable: true,
       description: 'The code-host integration its repository is reached through (`sourceConfig.integrationId`), if any.',
-      resolve: (d, _args, ctx) => (d.sourceConfig.integrationId ? ctx.loaders.integration.load(d.sourceConfig.integrationId) : null),
+      resolve: (d, _args, ctx) => (d.source_config.integration_id ? ctx.loaders.integration.load(d.source_config.integration_id) : null),
     }),
   }),
 });

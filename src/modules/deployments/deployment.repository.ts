@@ -3,7 +3,7 @@
 // as lean rows (see lean-rows.ts).
 import type { FilterQuery, QueryOrderMap } from '@mikro-orm/postgresql';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
-import { leanRows } from '../common/lean-rows.ts';
+import { leanRows, timestampFromText } from '../common/lean-rows.ts';
 import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
 import type { Deployment } from './deployment.entity.ts';
 import { DeploymentSchema } from './deployment.entity.ts';
@@ -31,8 +31,13 @@ export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
     return this.getEntityManager() as TenantSafeEntityManager;
   }
 
-  private rows(where: FilterQuery<Deployment>, options: { orderBy?: QueryOrderMap<Deployment>[]; limit?: number; offset?: number }) {
-    return leanRows<DeploymentRow>(this.tenantSafeEm, DeploymentSchema, where, options as never);
+  private async rows(where: FilterQuery<Deployment>, options: { orderBy?: QueryOrderMap<Deployment>[]; limit?: number; offset?: number }) {
+    const rows = await leanRows<DeploymentRow>(this.tenantSafeEm, DeploymentSchema, where, options as never);
+    for (const row of rows) {
+      row.created_at = timestampFromText(row.created_at);
+      row.updated_at = timestampFromText(row.updated_at);
+    }
+    return rows;
   }
 
   /** One row per requested id, in the same order, or null where the tenant has no such deployment. */

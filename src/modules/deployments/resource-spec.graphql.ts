@@ -4,7 +4,8 @@ import { builder } from '../../graphql/builder.ts';
 import type {
   Container, ContainerResources, EnvVar, ImagePullSecret, Volume, VolumeMount,
 } from './container.embeddable.ts';
-import type { ResourceSpec } from './resource-spec.embeddable.ts';
+import { snakeCase } from '../common/legacy-json.ts';
+import type { StoredResourceSpec } from './deployment-row.ts';
 
 type Described = Record<string, string>;
 
@@ -121,20 +122,25 @@ const numbers: Described = {
   dbMaxConnections: 'Maximum connections of the database.',
 };
 
-export const ResourceSpecRef = builder.objectRef<ResourceSpec>('ResourceSpec').implement({
+type NumberKey = { [K in keyof StoredResourceSpec]-?: StoredResourceSpec[K] extends number | null | undefined ? K : never }[keyof StoredResourceSpec];
+const stored = (field: string) => snakeCase(field) as NumberKey;
+
+// The parent is the stored jsonb object: legacy snake_case keys at the top, Kubernetes' own keys below.
+export const ResourceSpecRef = builder.objectRef<StoredResourceSpec>('ResourceSpec').implement({
   description: 'Scaling and compute settings of a deployment (REST: `source_config.resource_spec`).',
   fields: (t) => ({
     ...Object.fromEntries(Object.entries(integers).map(([field, description]) =>
-      [field, t.exposeInt(field as 'minScale', { nullable: true, description })])),
+      [field, t.exposeInt(stored(field), { nullable: true, description })])),
     ...Object.fromEntries(Object.entries(numbers).map(([field, description]) =>
-      [field, t.exposeFloat(field as 'cpu', { nullable: true, description })])),
+      [field, t.exposeFloat(stored(field), { nullable: true, description })])),
     labels: t.expose('labels', { type: 'JSONObject', nullable: true, description: 'Kubernetes labels.' }),
     annotations: t.expose('annotations', { type: 'JSONObject', nullable: true, description: 'Kubernetes annotations.' }),
-    serviceAccountName: t.exposeString('serviceAccountName', { nullable: true, description: 'Kubernetes service account the pods run as.' }),
-    imagePullSecrets: t.expose('imagePullSecrets', { type: [ImagePullSecretRef], nullable: true, description: 'Registry credentials for pulling images.' }),
-    volumes: t.expose('volumes', { type: [VolumeRef], nullable: true, description: 'Volumes of the pod.' }),
-    volumeMounts: t.expose('volumeMounts', { type: [VolumeMountRef], nullable: true, description: 'Volumes mounted into the main container.' }),
-    initContainers: t.expose('initContainers', { type: [ContainerRef], nullable: true, description: 'Containers that run to completion before the main one starts.' }),
-    sidecars: t.expose('sidecars', { type: [ContainerRef], nullable: true, description: 'Containers that run beside the main one.' }),
+    serviceAccountName: t.exposeString('service_account_name', { nullable: true, description: 'Kubernetes service account the pods run as.' }),
+    // Stored Kubernetes objects keep Kubernetes' keys, which are the embeddables' own: the same shapes.
+    imagePullSecrets: t.field({ type: [ImagePullSecretRef], nullable: true, description: 'Registry credentials for pulling images.', resolve: (s) => (s.image_pull_secrets ?? null) as ImagePullSecret[] | null }),
+    volumes: t.field({ type: [VolumeRef], nullable: true, description: 'Volumes of the pod.', resolve: (s) => (s.volumes ?? null) as Volume[] | null }),
+    volumeMounts: t.field({ type: [VolumeMountRef], nullable: true, description: 'Volumes mounted into the main container.', resolve: (s) => (s.volume_mounts ?? null) as VolumeMount[] | null }),
+    initContainers: t.field({ type: [ContainerRef], nullable: true, description: 'Containers that run to completion before the main one starts.', resolve: (s) => (s.init_containers ?? null) as Container[] | null }),
+    sidecars: t.field({ type: [ContainerRef], nullable: true, description: 'Containers that run beside the main one.', resolve: (s) => (s.sidecars ?? null) as Container[] | null }),
   }),
 });

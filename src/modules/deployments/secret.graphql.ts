@@ -9,8 +9,8 @@ export const SecretRef = builder.objectRef<SecretRow>('Secret').implement({
       nullable: true,
       description: 'The plaintext value; null unless the API key was created with the read-secrets scope.',
       // Decrypted only when selected and allowed: a key without the scope never causes a decryption.
-      resolve: (secret, _args, ctx) => (ctx.principal.mayReadSecrets && secret.valueCiphertext
-        ? ctx.cipher.decrypt(secret.valueCiphertext, { deploymentId: secret.deployment, name: secret.name })
+      resolve: (secret, _args, ctx) => (ctx.principal.mayReadSecrets && secret.value_ciphertext
+        ? ctx.cipher.decrypt(secret.value_ciphertext, { deploymentId: secret.deployment_id, name: secret.name })
         : null),
     }),
   }),
@@ -20,7 +20,7 @@ export const SecretReferenceRef = builder.objectRef<SecretReferenceRow>('SecretR
   description: 'An environment variable filled from a key of a named secret.',
   fields: (t) => ({
     name: t.exposeString('name', { description: 'Name of the environment variable.' }),
-    secretName: t.exposeString('secretName', { description: 'Name of the secret it reads.' }),
-    secretKey: t.exposeString('secretKey', { description: 'Key within that secret.' }),
+    secretName: t.exposeString('secret_name', { description: 'Name of the secret it reads.' }),
+    secretKey: t.exposeString('secret_key', { description: 'Key within that secret.' }),
   }),
 });
