@@ -5,6 +5,7 @@ import { useGraphQlJit } from '@envelop/graphql-jit';
 import { schema } from './graphql/schema.ts';
 import { graphiqlOptions } from './graphql/graphiql.ts';
 import { maskUnexpectedError } from './graphql/mask-error.ts';
+import { hasVariableDefaults } from './graphql/variable-defaults.ts';
 import { useLegacyRest } from './rest/rest-plugin.ts';
 import { isRestOperation, REST_ROUTES } from './rest/routes.ts';
 import { createGraphQLContext, type AppServices, type GraphQLContext } from './graphql/context.ts';
@@ -30,9 +31,9 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     landingPage: false,
     // The legacy /v1 and /v2 paths, /openapi.json and /docs: fixed operations through this same Yoga.
     plugins: [
-      // The REST routes' fixed operations run compiled (graphql-jit): they are the hot path, and they are
-      // known, tested documents. Client documents keep graphql-js's exact semantics.
-      useGraphQlJit({}, { enableIf: isRestOperation }),
+      // Operations run compiled (graphql-jit, cached per document), except documents whose variables have
+      // default values: graphql-jit 0.8 rejects an omitted `$x: Int! = 0`, which graphql-js accepts.
+      useGraphQlJit({}, { enableIf: (args) => isRestOperation(args) || !hasVariableDefaults(args.document) }),
       useLegacyRest({ routes: REST_ROUTES, graphqlEndpoint: GRAPHQL_PATH }),
     ],
     // Unexpected errors reach clients as "Unexpected error."; details stay in the server log.
