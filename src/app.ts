@@ -7,7 +7,7 @@ import { graphiqlOptions } from './graphql/graphiql.ts';
 import { maskUnexpectedError } from './graphql/mask-error.ts';
 import { hasVariableDefaults } from './graphql/variable-defaults.ts';
 import { useLegacyRest } from './rest/rest-plugin.ts';
-import { isRestOperation, REST_ROUTES } from './rest/routes.ts';
+import { REST_ROUTES } from './rest/routes.ts';
 import { createGraphQLContext, type AppServices, type GraphQLContext } from './graphql/context.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -29,11 +29,11 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     context: ({ request }) => createGraphQLContext(request, services),
     graphiql: graphiqlOptions(options.demoApiKey),
     landingPage: false,
-    // The legacy /v1 and /v2 paths, /openapi.json and /docs: fixed operations through this same Yoga.
     plugins: [
       // Operations run compiled (graphql-jit, cached per document), except documents whose variables have
       // default values: graphql-jit 0.8 rejects an omitted `$x: Int! = 0`, which graphql-js accepts.
-      useGraphQlJit({}, { enableIf: (args) => isRestOperation(args) || !hasVariableDefaults(args.document) }),
+      useGraphQlJit({}, { enableIf: (args) => !hasVariableDefaults(args.document) }),
+      // The legacy /v1 and /v2 paths, /openapi.json and /docs: fixed operations through this same Yoga.
       useLegacyRest({ routes: REST_ROUTES, graphqlEndpoint: GRAPHQL_PATH }),
     ],
     // Unexpected errors reach clients as "Unexpected error."; details stay in the server log.

@@ -1,12 +1,10 @@
 // The lean read path: rows exactly as PostgreSQL returns them (column names, jsonb value objects with their
 // stored legacy keys, relations as their id columns), from a filtered QueryBuilder, without creating
-// entities, snapshots, identity-map entries or even renaming keys. Pages are read-only, and hydrating a hundred deployments with their nested resource specs as
-// entities cost several times the query itself (see the README's Performance section).
+// entities, snapshots, identity-map entries or even renaming keys. Pages are read-only, and hydrating a
+// hundred deployments with their nested resource specs as entities cost several times the query itself
+// (see the README's Performance section).
 import type { EntityName, QueryOrderMap } from '@mikro-orm/postgresql';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
-
-/** A relation read as its id. */
-export type Id = string;
 
 /**
  * A timestamptz as the driver hands it over (MikroORM has pg return them as text, e.g.
