@@ -80,7 +80,7 @@ describe('SQL statements per deployments page', () => {
     // The page really reaches nested rows, so the constant count is not an artefact of empty relations.
     expect(page.some((d: any) => d.secrets.length > 0 && d.revisions.length > 1 && d.tagValues.length > 1 && d.integration)).toBe(true);
     expect(counts).toEqual([counts[0], counts[0], counts[0]]);
-    // authentication (2) + page + count + one batch per relation, nothing per item
+    // authentication (1) + page + count + one batch per relation, nothing per item
     expect(counts[0]).toBeLessThanOrEqual(14);
   });
 
