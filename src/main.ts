@@ -10,6 +10,7 @@ import { ensureDemoData, type DemoKey } from './demo/demo-data.ts';
 import { DEMO_TENANT_ID } from './demo/demo-dataset.ts';
 import { describeFailure } from './expected-errors.ts';
 import { createApp, GRAPHQL_PATH } from './app.ts';
+import { ApiKeyCache } from './modules/tenancy/api-key-cache.ts';
 
 function describeDemoKey(demo: DemoKey, url: string): string {
   if ('revokedPrefix' in demo) {
@@ -33,9 +34,9 @@ function listen(server: Server, config: Config): Promise<void> {
 }
 
 /** Listens, and returns the server with what to announce once it can also be stopped cleanly. */
-async function serve(config: Config, database: Database, cipher: SecretCipher): Promise<{ server: Server; announcement: string }> {
+async function serve(config: Config, database: Database, cipher: SecretCipher, apiKeys: ApiKeyCache): Promise<{ server: Server; announcement: string }> {
   const demo = database.mode === 'embedded' && config.seedDemoData ? await ensureDemoData(database.orm, cipher, config.dataDir) : undefined;
-  const { server } = createApp({ orm: database.orm, cipher }, { demoApiKey: demo && 'key' in demo ? demo.key : undefined });
+  const { server } = createApp({ orm: database.orm, cipher, apiKeys }, { demoApiKey: demo && 'key' in demo ? demo.key : undefined });
   await listen(server, config);
   const { port } = server.address() as AddressInfo;
   const shownHost = ['127.0.0.1', '::1', '0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host;
@@ -49,11 +50,15 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const cipher = new SecretCipher(await resolveSecretsKey(config));
   const database = await openDatabase(config, { migrate: config.migrateOnStart, whenRunning: 'own' });
+  // Verified keys are cached while revocations can reach the cache (LISTEN on the database).
+  const apiKeys = new ApiKeyCache();
+  await apiKeys.listen(database.clientUrl);
   let server: Server;
   let announcement: string;
   try {
-    ({ server, announcement } = await serve(config, database, cipher));
+    ({ server, announcement } = await serve(config, database, cipher, apiKeys));
   } catch (error) {
+    await apiKeys.stop();
     await database.close();
     throw error;
   }
@@ -65,6 +70,7 @@ async function main(): Promise<void> {
     console.log(`${signal} received: finishing requests in flight, then stopping`);
     server.closeIdleConnections();
     await new Promise((resolve) => server.close(resolve));
+    await apiKeys.stop();
     await database.close();
     process.exit(0);
   };

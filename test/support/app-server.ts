@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { AppOrm } from '../../src/db/orm-config.ts';
 import { createApp } from '../../src/app.ts';
 import type { SecretCipher } from '../../src/modules/deployments/secret-cipher.ts';
+import type { ApiKeyCache } from '../../src/modules/tenancy/api-key-cache.ts';
 
 export interface RunningApp {
   url: string;
@@ -10,8 +11,8 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
-export async function startApp(orm: AppOrm, cipher: SecretCipher): Promise<RunningApp> {
-  const { server } = createApp({ orm, cipher });
+export async function startApp(orm: AppOrm, cipher: SecretCipher, apiKeys?: ApiKeyCache): Promise<RunningApp> {
+  const { server } = createApp({ orm, cipher, apiKeys });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -8,9 +8,12 @@ import { escapeLike } from '../common/text-queries.ts';
 export class ApiKeyRepository extends EntityRepository<ApiKey> {
   /** The key with its granted tenants, or null when the key is unknown (revoked keys are returned: callers decide). */
   async findByPresentedKey(presented: string): Promise<ApiKey | null> {
-    if (!looksLikeApiKey(presented)) return null;
-    // One statement per request: the key and its tenants joined, not fetched one after the other.
-    return this.findOne({ keyHash: hashApiKey(presented) }, { ...ACROSS_TENANTS, populate: ['tenants'], strategy: 'joined' });
+    return looksLikeApiKey(presented) ? this.findByKeyHash(hashApiKey(presented)) : null;
+  }
+
+  /** The key with that SHA-256 and its granted tenants, joined in one statement. */
+  findByKeyHash(keyHash: string): Promise<ApiKey | null> {
+    return this.findOne({ keyHash }, { ...ACROSS_TENANTS, populate: ['tenants'], strategy: 'joined' });
   }
 
   /** Every key with its tenants, oldest first (the `apikey list` CLI). */

@@ -5,6 +5,7 @@ import { generateApiKey } from './api-key-secret.ts';
 import { TenantSchema } from './tenant.entity.ts';
 import { ACROSS_TENANTS } from '../common/tenant-scope.ts';
 import { isUuid } from '../common/uuid.ts';
+import { announceRevocation } from './api-key-revocations.ts';
 
 export class ApiKeyError extends Error {
   override name = 'ApiKeyError';
@@ -40,5 +41,6 @@ export async function revokeApiKey(em: EntityManager, idOrPrefix: string): Promi
   const apiKey = matches[0]!;
   apiKey.revokedAt ??= new Date();
   await em.flush();
+  await announceRevocation(em, apiKey.id);
   return apiKey;
 }

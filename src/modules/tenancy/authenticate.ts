@@ -2,6 +2,8 @@
 // The messages are the legacy REST bodies, word for word; GraphQL carries the same text.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKeySchema } from './api-key.entity.ts';
+import type { ApiKeyCache, VerifiedKey } from './api-key-cache.ts';
+import { hashApiKey, looksLikeApiKey } from './api-key-secret.ts';
 
 export interface Principal {
   apiKeyId: string;
@@ -30,13 +32,26 @@ export function presentedApiKey(headers: Headers): string | undefined {
   return bearer?.[1];
 }
 
-export async function authenticate(headers: Headers, em: EntityManager): Promise<Principal> {
+/** The presented key as verified: from the cache when it holds it, else from the database. */
+async function verify(presented: string, em: EntityManager, cache: ApiKeyCache | undefined): Promise<VerifiedKey | undefined> {
+  if (!looksLikeApiKey(presented)) return undefined;
+  const keyHash = hashApiKey(presented);
+  const cached = cache?.get(keyHash);
+  if (cached) return cached;
+  const apiKey = await em.fork().getRepository(ApiKeySchema).findByKeyHash(keyHash);
+  if (!apiKey || apiKey.revokedAt) return undefined;
+  const verified = { apiKeyId: apiKey.id, tenantIds: apiKey.tenants.getItems().map((t) => t.id), mayReadSecrets: apiKey.mayReadSecrets };
+  cache?.set(keyHash, verified);
+  return verified;
+}
+
+export async function authenticate(headers: Headers, em: EntityManager, cache?: ApiKeyCache): Promise<Principal> {
   const presented = presentedApiKey(headers);
   if (!presented) throw new AuthError('missing-key', 'Not authenticated');
-  const apiKey = await em.fork().getRepository(ApiKeySchema).findByPresentedKey(presented);
-  if (!apiKey || apiKey.revokedAt) throw new AuthError('invalid-key', 'Invalid API key');
+  const apiKey = await verify(presented, em, cache);
+  if (!apiKey) throw new AuthError('invalid-key', 'Invalid API key');
 
-  const granted = apiKey.tenants.getItems().map((t) => t.id);
+  const granted = apiKey.tenantIds;
   const requested = headers.get('x-tenant-id')?.trim();
   let tenantId: string;
   if (requested) {
@@ -48,5 +63,5 @@ export async function authenticate(headers: Headers, em: EntityManager): Promise
   } else {
     throw new AuthError('tenant-required', 'requires workspace specification');
   }
-  return { apiKeyId: apiKey.id, tenantId, mayReadSecrets: apiKey.mayReadSecrets };
+  return { apiKeyId: apiKey.apiKeyId, tenantId, mayReadSecrets: apiKey.mayReadSecrets };
 }

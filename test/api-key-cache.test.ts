@@ -1,0 +1,104 @@
+// Verified keys are cached so that a request needs no authentication query, and a revocation still takes
+// effect at once: in this process directly, from another process (the CLI) through NOTIFY, and not at all
+// cached while no revocation can be heard.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { displayPrefix } from '../src/modules/tenancy/api-key-secret.ts';
+import { ApiKeyCache } from '../src/modules/tenancy/api-key-cache.ts';
+import { revokeApiKey } from '../src/modules/tenancy/api-key.service.ts';
+import { startApp, type RunningApp } from './support/app-server.ts';
+import { ACME, importFixture, issueKey, newCipher } from './support/fixtures.ts';
+import { runNode } from './support/service-process.ts';
+import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
+
+let db: TestDatabase;
+let app: RunningApp;
+let cache: ApiKeyCache;
+let keyQueries = 0;
+
+const TENANT = '{ tenant { name } }';
+const statusWith = async (key: string) => (await app.graphql(TENANT, { 'x-api-key': key })).status;
+
+beforeAll(async () => {
+  db = await createTestDatabase({ onQuery: (sql) => { if (/from "api_key"/.test(sql)) keyQueries++; } });
+  const cipher = newCipher();
+  await importFixture(db.orm.em.fork(), cipher);
+  cache = new ApiKeyCache();
+  await cache.listen(db.url);
+  app = await startApp(db.orm, cipher, cache);
+});
+afterAll(async () => {
+  await app?.close();
+  await cache?.stop();
+  await db?.drop();
+});
+
+async function eventually(check: () => Promise<boolean>, ms = 3000): Promise<boolean> {
+  for (const started = Date.now(); Date.now() - started < ms;) {
+    if (await check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return false;
+}
+
+describe('API key cache', () => {
+  it('serves a verified key without querying the database again', async () => {
+    const key = await issueKey(db.orm.em, [ACME]);
+    expect(await statusWith(key)).toBe(200);
+    keyQueries = 0;
+    expect(await statusWith(key)).toBe(200);
+    expect(await statusWith(key)).toBe(200);
+    expect(keyQueries).toBe(0);
+  });
+
+  it('refuses a key revoked in this process on the very next request', async () => {
+    const key = await issueKey(db.orm.em, [ACME]);
+    expect(await statusWith(key)).toBe(200);
+    await revokeApiKey(db.orm.em.fork(), displayPrefix(key));
+    expect(await statusWith(key)).toBe(401);
+  });
+
+  it('refuses a key revoked by `npm run apikey -- revoke` in another process, within moments', async () => {
+    const key = await issueKey(db.orm.em, [ACME]);
+    expect(await statusWith(key)).toBe(200);
+    const cli = runNode('src/cli/apikey.ts', ['revoke', displayPrefix(key)], {
+      DATABASE_URL: db.url, SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'), MIGRATE_ON_START: 'false',
+    });
+    expect(await new Promise((resolve) => cli.once('exit', resolve))).toBe(0);
+    expect(await eventually(async () => (await statusWith(key)) === 401)).toBe(true);
+    expect(await statusWith(key)).toBe(401);
+  });
+
+  it('caches nothing while it cannot hear revocations', async () => {
+    const key = await issueKey(db.orm.em, [ACME]);
+    const deaf = new ApiKeyCache(); // never listening
+    const other = await startApp(db.orm, newCipher(), deaf);
+    try {
+      expect((await other.graphql(TENANT, { 'x-api-key': key })).status).toBe(200);
+      // A revocation nobody announces (written straight into the table) is still seen at once.
+      await db.query('update api_key set revoked_at = now() where prefix = $1', [displayPrefix(key)]);
+      expect((await other.graphql(TENANT, { 'x-api-key': key })).status).toBe(401);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('forgets every entry when its LISTEN connection is lost, and listens again afterwards', async () => {
+    const key = await issueKey(db.orm.em, [ACME]);
+    expect(await statusWith(key)).toBe(200);
+    const terminated = await db.query<{ ok: boolean }>(
+      `select pg_terminate_backend(pid) as ok from pg_stat_activity where datname = current_database() and query ilike 'LISTEN%'`);
+    expect(terminated).toEqual([{ ok: true }]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Written without NOTIFY: only a cache that forgot the key can see it.
+    await db.query('update api_key set revoked_at = now() where prefix = $1', [displayPrefix(key)]);
+    expect(await statusWith(key)).toBe(401);
+
+    const next = await issueKey(db.orm.em, [ACME]);
+    const cachedAgain = async () => {
+      keyQueries = 0;
+      await statusWith(next);
+      return keyQueries === 0;
+    };
+    expect(await eventually(cachedAgain, 5000)).toBe(true);
+  });
+});
