@@ -7,12 +7,16 @@ import type { Config } from '../src/config.ts';
 import { createOrmConfig, type AppOrm } from '../src/db/orm-config.ts';
 import { SecretCipher } from '../src/modules/deployments/secret-cipher.ts';
 import { resolveSecretsKey } from '../src/modules/deployments/secrets-key.ts';
+import { ApiKeyCache } from '../src/modules/tenancy/api-key-cache.ts';
 import type { Scenario } from './scenarios.ts';
 
 export async function countStatements(clientUrl: string, config: Config, key: string, list: Scenario[]): Promise<Map<string, number>> {
   let count = 0;
   const orm = (await MikroORM.init(createOrmConfig({ clientUrl, onQuery: () => { count++; } }))) as unknown as AppOrm;
-  const { server } = createApp({ orm, cipher: new SecretCipher(await resolveSecretsKey(config)) });
+  // As the service runs: with its cache of verified keys (the warm-up request fills it).
+  const apiKeys = new ApiKeyCache();
+  await apiKeys.listen(clientUrl);
+  const { server } = createApp({ orm, cipher: new SecretCipher(await resolveSecretsKey(config)), apiKeys });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const counts = new Map<string, number>();
@@ -31,6 +35,7 @@ export async function countStatements(clientUrl: string, config: Config, key: st
   } finally {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
+    await apiKeys.stop();
     await orm.close();
   }
   return counts;
