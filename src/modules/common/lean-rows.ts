@@ -5,6 +5,7 @@
 // (see the README's Performance section).
 import type { EntityName, QueryOrderMap } from '@mikro-orm/postgresql';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
+import { groupedByParent } from './batch-results.ts';
 
 /**
  * A timestamptz as the driver hands it over (MikroORM has pg return them as text, e.g.
@@ -37,7 +38,5 @@ export async function leanRowsGroupedBy<Row>(
 ): Promise<Row[][]> {
   if (parentIds.length === 0) return [];
   const rows = await leanRows<Row>(em, entity, { [parent]: { $in: [...new Set(parentIds)] } }, options);
-  const groups = new Map<string, Row[]>(parentIds.map((id) => [id, []]));
-  for (const row of rows) groups.get((row as Record<string, string>)[parentColumn]!)?.push(row);
-  return parentIds.map((id) => groups.get(id)!);
+  return groupedByParent(parentIds, rows, (row) => (row as Record<string, string>)[parentColumn]!);
 }

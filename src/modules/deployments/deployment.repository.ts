@@ -3,6 +3,7 @@
 // as lean rows (see lean-rows.ts).
 import type { FilterQuery, QueryOrderMap } from '@mikro-orm/postgresql';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
+import { inRequestedOrder } from '../common/batch-results.ts';
 import { leanRows, timestampFromText } from '../common/lean-rows.ts';
 import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
 import type { Deployment } from './deployment.entity.ts';
@@ -43,9 +44,7 @@ export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
   /** One row per requested id, in the same order, or null where the tenant has no such deployment. */
   async findRowsByIds(ids: readonly string[]): Promise<(DeploymentRow | null)[]> {
     if (ids.length === 0) return [];
-    const rows = await this.rows({ id: { $in: [...new Set(ids)] } }, {});
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    return ids.map((id) => byId.get(id) ?? null);
+    return inRequestedOrder(ids, await this.rows({ id: { $in: [...new Set(ids)] } }, {}), (row) => row.id);
   }
 
   /** `limit` deployments from `offset`; one extra row is read to tell whether another page follows. */
