@@ -1,7 +1,9 @@
-// Composition root: wires the schema, the per-request context and the HTTP server. No business logic.
+// Composition root: wires the schema, the per-request context, the limits, the probes and the HTTP server.
+// No business logic.
 import { createServer, type Server } from 'node:http';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { useGraphQlJit } from '@envelop/graphql-jit';
+import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { schema } from './graphql/schema.ts';
 import { graphiqlOptions } from './graphql/graphiql.ts';
 import { maskUnexpectedError } from './graphql/mask-error.ts';
@@ -9,27 +11,66 @@ import { hasVariableDefaults } from './graphql/variable-defaults.ts';
 import { useLegacyRest } from './rest/rest-plugin.ts';
 import { REST_ROUTES } from './rest/routes.ts';
 import { createGraphQLContext, type AppServices, type GraphQLContext } from './graphql/context.ts';
+import { graphqlLimitPlugins } from './limits/graphql-limits.ts';
+import { createLogger, yogaLogger, type Logger } from './observability/logger.ts';
+import { Metrics } from './observability/metrics.ts';
+import { useOperationMetrics } from './observability/operation-metrics.plugin.ts';
+import { createRequestHandler } from './http/request-handler.ts';
+import { InFlightRequests } from './http/in-flight-requests.ts';
+import { useProbes } from './http/probes.plugin.ts';
+import { useRequestScope } from './http/request-scope.plugin.ts';
+import { corsOptions } from './http/cors.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
 export interface App {
   yoga: YogaServerInstance<Record<string, never>, GraphQLContext>;
   server: Server;
+  metrics: Metrics;
+  /** Requests being served; shutdown drains it. */
+  inFlight: InFlightRequests;
 }
 
 export interface AppOptions {
   /** Embedded demo mode: GraphiQL opens with this key in its headers. */
   demoApiKey?: string;
+  /** Off in production: no `__schema`/`__type`, no field suggestions. Default on. */
+  introspection?: boolean;
+  /** Default on. */
+  graphiql?: boolean;
+  /** Browser origins allowed to call; none: no CORS headers (same-origin only). */
+  corsOrigins?: string[];
+  maxBodyBytes?: number;
+  /** Default: silent (tests); the service passes its configured logger. */
+  logger?: Logger;
+  metrics?: Metrics;
 }
 
+const DEFAULT_MAX_BODY_BYTES = 100 * 1024;
+
 export function createApp(services: AppServices, options: AppOptions = {}): App {
+  const { introspection = true, graphiql = true, corsOrigins = [], maxBodyBytes = DEFAULT_MAX_BODY_BYTES } = options;
+  const logger = options.logger ?? createLogger('silent');
+  const metrics = options.metrics ?? new Metrics();
+  const inFlight = new InFlightRequests();
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     context: ({ request }) => createGraphQLContext(request, services),
-    graphiql: graphiqlOptions(options.demoApiKey),
+    graphiql: graphiql ? graphiqlOptions(options.demoApiKey) : false,
     landingPage: false,
+    logging: yogaLogger(logger),
+    cors: corsOptions(corsOrigins),
+    // One operation per request: a batch would multiply the cost limits below by its length.
+    batching: false,
     plugins: [
+      useRequestScope(GRAPHQL_PATH),
+      // /health, /ready, /metrics: before everything else, without authentication.
+      useProbes({ orm: services.orm, metrics, inFlight }),
+      // A browser can only send a form or a GET without custom headers cross-site; neither gets executed.
+      useCSRFPrevention({ requestHeaders: ['x-api-key', 'authorization', 'x-graphql-yoga-csrf'] }),
+      ...graphqlLimitPlugins({ introspection }),
+      useOperationMetrics(metrics),
       // Operations run compiled (graphql-jit, cached per document), except documents whose variables have
       // default values: graphql-jit 0.8 rejects an omitted `$x: Int! = 0`, which graphql-js accepts.
       useGraphQlJit({}, { enableIf: (args) => !hasVariableDefaults(args.document) }),
@@ -39,5 +80,10 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     // Unexpected errors reach clients as "Unexpected error."; details stay in the server log.
     maskedErrors: { isDev: false, maskError: maskUnexpectedError },
   });
-  return { yoga, server: createServer(yoga) };
+  const handler = createRequestHandler({ yoga, logger, metrics, maxBodyBytes, graphqlEndpoint: GRAPHQL_PATH, inFlight });
+  const server = createServer(handler);
+  // A client that trickles its request (slowloris) cannot hold a connection for long.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  return { yoga, server, metrics, inFlight };
 }

@@ -20,6 +20,33 @@ export interface Config {
   seedDemoData: boolean;
   /** Port for the embedded PostgreSQL; 0 picks a free one at every start. */
   embeddedPostgresPort: number;
+  /** NODE_ENV=production: introspection, GraphiQL and field suggestions default to off. */
+  production: boolean;
+  graphqlIntrospection: boolean;
+  graphiql: boolean;
+  /** Origins allowed to call from a browser; empty: no CORS headers at all (same-origin only). */
+  corsOrigins: string[];
+  /** Largest request body accepted; larger ones get 413. */
+  maxBodyBytes: number;
+  /** Requests per minute per API key; 0 turns rate limiting off. */
+  rateLimitPerMinute: number;
+  /** Shared rate-limit budget across replicas; in-memory when absent. */
+  redisUrl: string | undefined;
+  logLevel: LogLevel;
+  database: DatabaseTimeouts;
+  /** How long SIGTERM/SIGINT waits for requests in flight before cutting them off. */
+  shutdownGraceMs: number;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface DatabaseTimeouts {
+  poolMax: number;
+  /** Opening a connection, and waiting for a free one in the pool. */
+  connectTimeoutMs: number;
+  /** PostgreSQL cancels a statement that runs longer (statement_timeout). */
+  statementTimeoutMs: number;
 }
 
 /** One line, naming the variable, for the operator who set it. */
@@ -45,6 +72,50 @@ function parsePort(env: Env, name: string, fallback: number, allowZero = false):
     throw new ConfigError(name, `must be an integer from ${min} to 65535 (got "${raw}")`);
   }
   return Number(raw);
+}
+
+function parseInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function parseOrigins(env: Env, name: string): string[] {
+  const raw = read(env, name);
+  if (raw === undefined) return [];
+  return raw.split(',').map((origin) => origin.trim()).filter(Boolean).map((origin) => {
+    if (origin === '*') return origin;
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      throw new ConfigError(name, `must be a comma-separated list of origins such as https://app.example.com, or * (got "${origin}")`);
+    }
+    if (url.origin !== origin.replace(/\/$/, '')) throw new ConfigError(name, `lists "${origin}", which is not an origin (scheme://host[:port], no path)`);
+    return url.origin;
+  });
+}
+
+function parseRedisUrl(env: Env, name: string): string | undefined {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) throw new ConfigError(name, 'must be a URL such as redis://127.0.0.1:6379');
+  return raw;
+}
+
+function parseLogLevel(env: Env, name: string): LogLevel {
+  const raw = read(env, name)?.toLowerCase() ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(raw)) throw new ConfigError(name, `must be one of ${LOG_LEVELS.join(', ')} (got "${raw}")`);
+  return raw as LogLevel;
 }
 
 const TRUE = new Set(['1', 'true', 'yes', 'on']);
@@ -93,6 +164,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('SECRETS_KEY', 'is required when DATABASE_URL is set (generate one with `openssl rand -base64 32`)');
   }
   const dataDir = path.resolve(PROJECT_ROOT, read(env, 'DATA_DIR') ?? '.data');
+  const production = read(env, 'NODE_ENV') === 'production';
   if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) throw new ConfigError('DATA_DIR', `${dataDir} exists and is not a directory`);
   return {
     port: parsePort(env, 'PORT', 4000, true),
@@ -103,5 +175,19 @@ export function loadConfig(env: Env = process.env): Config {
     migrateOnStart: parseBoolean(env, 'MIGRATE_ON_START', true),
     seedDemoData: parseBoolean(env, 'SEED_DEMO_DATA', true),
     embeddedPostgresPort: parsePort(env, 'EMBEDDED_PG_PORT', 0, true),
+    production,
+    graphqlIntrospection: parseBoolean(env, 'GRAPHQL_INTROSPECTION', !production),
+    graphiql: parseBoolean(env, 'GRAPHIQL', !production),
+    corsOrigins: parseOrigins(env, 'CORS_ORIGINS'),
+    maxBodyBytes: parseInteger(env, 'MAX_BODY_BYTES', 100 * 1024, 1024, 100 * 1024 * 1024),
+    rateLimitPerMinute: parseInteger(env, 'RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000),
+    redisUrl: parseRedisUrl(env, 'REDIS_URL'),
+    logLevel: parseLogLevel(env, 'LOG_LEVEL'),
+    database: {
+      poolMax: parseInteger(env, 'DB_POOL_MAX', 10, 1, 1000),
+      connectTimeoutMs: parseInteger(env, 'DB_CONNECT_TIMEOUT_MS', 3000, 100, 600_000),
+      statementTimeoutMs: parseInteger(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
+    },
+    shutdownGraceMs: parseInteger(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600) * 1000,
   };
 }

@@ -9,8 +9,12 @@ import { SecretCipher } from './modules/deployments/secret-cipher.ts';
 import { ensureDemoData, type DemoKey } from './demo/demo-data.ts';
 import { DEMO_TENANT_ID } from './demo/demo-dataset.ts';
 import { describeFailure } from './expected-errors.ts';
-import { createApp, GRAPHQL_PATH } from './app.ts';
+import { createApp, GRAPHQL_PATH, type App } from './app.ts';
 import { ApiKeyCache } from './modules/tenancy/api-key-cache.ts';
+import { createLogger, type Logger } from './observability/logger.ts';
+import { Metrics } from './observability/metrics.ts';
+import { RateLimiter } from './limits/rate-limiter.ts';
+import { drainServer } from './http/graceful-shutdown.ts';
 
 function describeDemoKey(demo: DemoKey, url: string): string {
   if ('revokedPrefix' in demo) {
@@ -33,31 +37,64 @@ function listen(server: Server, config: Config): Promise<void> {
   });
 }
 
-/** Listens, and returns the server with what to announce once it can also be stopped cleanly. */
-async function serve(config: Config, database: Database, cipher: SecretCipher, apiKeys: ApiKeyCache): Promise<{ server: Server; announcement: string }> {
+interface Serving {
+  app: App;
+  announcement: string;
+}
+
+interface Services {
+  database: Database;
+  cipher: SecretCipher;
+  apiKeys: ApiKeyCache;
+  rateLimiter: RateLimiter | undefined;
+  metrics: Metrics;
+  logger: Logger;
+}
+
+/** Listens, and returns the app with what to announce once it can also be stopped cleanly. */
+async function serve(config: Config, services: Services): Promise<Serving> {
+  const { database, cipher, apiKeys, rateLimiter, metrics, logger } = services;
   const demo = database.mode === 'embedded' && config.seedDemoData ? await ensureDemoData(database.orm, cipher, config.dataDir) : undefined;
-  const { server } = createApp({ orm: database.orm, cipher, apiKeys }, { demoApiKey: demo && 'key' in demo ? demo.key : undefined });
-  await listen(server, config);
-  const { port } = server.address() as AddressInfo;
+  const app = createApp({ orm: database.orm, cipher, apiKeys, rateLimiter }, {
+    demoApiKey: demo && 'key' in demo ? demo.key : undefined,
+    introspection: config.graphqlIntrospection,
+    graphiql: config.graphiql,
+    corsOrigins: config.corsOrigins,
+    maxBodyBytes: config.maxBodyBytes,
+    logger,
+    metrics,
+  });
+  await listen(app.server, config);
+  const { port } = app.server.address() as AddressInfo;
   const shownHost = ['127.0.0.1', '::1', '0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host;
   const url = `http://${shownHost}:${port}${GRAPHQL_PATH}`;
   const where = database.mode === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'DATABASE_URL';
   const lines = [`GraphQL ready at ${url} (database: ${where})`, ...(demo ? [describeDemoKey(demo, url)] : [])];
-  return { server, announcement: lines.join('\n') };
+  return { app, announcement: lines.join('\n') };
 }
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const metrics = new Metrics();
   const cipher = new SecretCipher(await resolveSecretsKey(config));
-  const database = await openDatabase(config, { migrate: config.migrateOnStart, whenRunning: 'own' });
+  const database = await openDatabase(config, {
+    migrate: config.migrateOnStart,
+    whenRunning: 'own',
+    timeouts: config.database,
+    onPoolCreated: (pool) => metrics.observePool(pool),
+  });
   // Verified keys are cached while revocations can reach the cache (LISTEN on the database).
   const apiKeys = new ApiKeyCache();
   await apiKeys.listen(database.clientUrl);
-  let server: Server;
-  let announcement: string;
+  const rateLimiter = config.rateLimitPerMinute > 0
+    ? new RateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger })
+    : undefined;
+  let serving: Serving;
   try {
-    ({ server, announcement } = await serve(config, database, cipher, apiKeys));
+    serving = await serve(config, { database, cipher, apiKeys, rateLimiter, metrics, logger });
   } catch (error) {
+    await rateLimiter?.close();
     await apiKeys.stop();
     await database.close();
     throw error;
@@ -67,16 +104,18 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal} received: finishing requests in flight, then stopping`);
-    server.closeIdleConnections();
-    await new Promise((resolve) => server.close(resolve));
+    logger.info({ signal, inFlight: serving.app.inFlight.size }, 'shutting down: finishing requests in flight, then stopping');
+    await drainServer(serving.app.server, serving.app.inFlight, config.shutdownGraceMs, logger);
+    await rateLimiter?.close();
     await apiKeys.stop();
     await database.close();
+    logger.info('stopped');
+    logger.flush();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  console.log(announcement);
+  console.log(serving.announcement);
 }
 
 main().catch((error: unknown) => {

@@ -3,11 +3,14 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import path from 'node:path';
 import pg from 'pg';
-import type { Config } from '../config.ts';
+import type { Config, DatabaseTimeouts } from '../config.ts';
 import { startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres.ts';
 import { createOrmConfig, type AppOrm } from './orm-config.ts';
 
 export const EMBEDDED_DATABASE_NAME = 'deployments';
+
+/** The CLIs (import, migrate) may run long statements on purpose; only connecting is bounded. */
+const CLI_TIMEOUTS: DatabaseTimeouts = { poolMax: 10, connectTimeoutMs: 10_000, statementTimeoutMs: 0 };
 
 /** The database cannot be reached or used; the message is one line and never shows a password. */
 export class DatabaseUnavailableError extends Error {
@@ -24,7 +27,7 @@ export function redactUrl(url: string): string {
   }
 }
 
-async function connect(clientUrl: string, mode: Database['mode']): Promise<AppOrm> {
+async function connect(clientUrl: string, mode: Database['mode'], options: OpenOptions): Promise<AppOrm> {
   const where = mode === 'external' ? `DATABASE_URL (${redactUrl(clientUrl)})` : 'the embedded PostgreSQL';
   // A plain connection first: its errors name the cause ("database ... does not exist", ECONNREFUSED).
   const probe = new pg.Client({ connectionString: clientUrl, connectionTimeoutMillis: 10_000 });
@@ -35,7 +38,9 @@ async function connect(clientUrl: string, mode: Database['mode']): Promise<AppOr
   } finally {
     await probe.end().catch(() => {});
   }
-  return (await MikroORM.init(createOrmConfig({ clientUrl }))) as unknown as AppOrm;
+  const { poolMax, ...timeouts } = options.timeouts ?? CLI_TIMEOUTS;
+  const ormConfig = createOrmConfig({ clientUrl, poolMax, timeouts, onPoolCreated: options.onPoolCreated });
+  return (await MikroORM.init(ormConfig)) as unknown as AppOrm;
 }
 
 function oneLine(error: unknown): string {
@@ -67,6 +72,9 @@ export interface OpenOptions {
   migrate: boolean;
   /** The service owns the embedded server ('own'); the CLIs join a running one ('join', the default). */
   whenRunning?: 'join' | 'own';
+  /** Pool size and timeouts (the service passes its configuration; the CLIs keep the defaults). */
+  timeouts?: DatabaseTimeouts;
+  onPoolCreated?: (pool: pg.Pool) => void;
 }
 
 async function startEmbeddedDatabase(config: Config, options: OpenOptions): Promise<{ server: RunningPostgres; clientUrl: string }> {
@@ -90,6 +98,17 @@ export async function migrate(orm: AppOrm): Promise<string[]> {
   return applied.map((migration) => migration.name);
 }
 
+/** Migrations get their own connection without the serving statement timeout: they may rewrite large tables. */
+async function migrateWithoutStatementTimeout(clientUrl: string, mode: Database['mode'], options: OpenOptions): Promise<void> {
+  const { connectTimeoutMs } = options.timeouts ?? CLI_TIMEOUTS;
+  const orm = await connect(clientUrl, mode, { ...options, timeouts: { poolMax: 1, connectTimeoutMs, statementTimeoutMs: 0 }, onPoolCreated: undefined });
+  try {
+    await migrate(orm);
+  } finally {
+    await orm.close();
+  }
+}
+
 export async function openDatabase(config: Config, options: OpenOptions): Promise<Database> {
   let embedded: RunningPostgres | undefined;
   let clientUrl = config.databaseUrl;
@@ -99,8 +118,9 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
     clientUrl = started.clientUrl;
   }
   try {
-    const orm = await connect(clientUrl, embedded ? 'embedded' : 'external');
-    if (options.migrate) await migrate(orm);
+    const mode = embedded ? 'embedded' : 'external';
+    if (options.migrate) await migrateWithoutStatementTimeout(clientUrl, mode, options);
+    const orm = await connect(clientUrl, mode, options);
     return {
       orm,
       mode: embedded ? 'embedded' : 'external',

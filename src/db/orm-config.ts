@@ -1,8 +1,9 @@
 // The one MikroORM configuration, shared by the server, the CLIs and the tests.
 import { defineConfig, type MikroORM, type Options } from '@mikro-orm/postgresql';
+import type pg from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../config.ts';
+import { PROJECT_ROOT, type DatabaseTimeouts } from '../config.ts';
 import { entities } from './entities.ts';
 import { TenantSafeEntityManager } from './tenant-safe-entity-manager.ts';
 
@@ -18,9 +19,17 @@ export interface OrmConfigOptions {
   poolMax?: number;
   /** Called with every SQL statement before it runs (statement counts in tests and the benchmark). */
   onQuery?: (sql: string) => void;
+  /** Bounds on waiting for the database; without them a lost database hangs requests instead of failing them. */
+  timeouts?: Omit<DatabaseTimeouts, 'poolMax'>;
+  /** Receives the `pg` pool once created (pool metrics). */
+  onPoolCreated?: (pool: pg.Pool) => void;
 }
 
-export function createOrmConfig({ clientUrl, debug = false, poolMax = 10, onQuery }: OrmConfigOptions): Options<TenantSafeEntityManager> {
+export const DEFAULT_TIMEOUTS: Omit<DatabaseTimeouts, 'poolMax'> = { connectTimeoutMs: 3000, statementTimeoutMs: 10_000 };
+
+export function createOrmConfig({
+  clientUrl, debug = false, poolMax = 10, onQuery, timeouts = DEFAULT_TIMEOUTS, onPoolCreated,
+}: OrmConfigOptions): Options<TenantSafeEntityManager> {
   return defineConfig({
     entityManager: TenantSafeEntityManager,
     clientUrl,
@@ -29,6 +38,18 @@ export function createOrmConfig({ clientUrl, debug = false, poolMax = 10, onQuer
     debug,
     ...(onQuery && { onQuery: (sql: string) => (onQuery(sql), sql) }),
     pool: { min: 0, max: poolMax },
+    driverOptions: {
+      // pg applies this both to opening a connection and to waiting for a free one in a full pool.
+      connectionTimeoutMillis: timeouts.connectTimeoutMs,
+      // Server side: PostgreSQL cancels the statement. Client side, a little later: a database that stopped
+      // answering altogether (network partition) cannot hold a request either.
+      // 0 means no limit (migrations: building an index on a large table may take minutes).
+      ...(timeouts.statementTimeoutMs > 0 && {
+        statement_timeout: timeouts.statementTimeoutMs,
+        query_timeout: timeouts.statementTimeoutMs + 1000,
+      }),
+      ...(onPoolCreated && { onPoolCreated }),
+    },
     // Entities are defined with defineEntity: no reflection, no folder scanning.
     discovery: { warnWhenNoEntities: true },
     // A request works on its own fork; the global EntityManager must never collect state.

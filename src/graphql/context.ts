@@ -3,10 +3,12 @@
 import type { AppOrm } from '../db/orm-config.ts';
 import type { TenantSafeEntityManager } from '../db/tenant-safe-entity-manager.ts';
 import { scopeToTenant } from '../modules/common/tenant-scope.ts';
-import { authenticate, type Principal } from '../modules/tenancy/authenticate.ts';
+import { AuthError, authenticate, type Principal } from '../modules/tenancy/authenticate.ts';
 import type { ApiKeyCache } from '../modules/tenancy/api-key-cache.ts';
 import type { SecretCipher } from '../modules/deployments/secret-cipher.ts';
-import { authErrorToGraphQL } from './errors.ts';
+import type { RateLimiter } from '../limits/rate-limiter.ts';
+import { currentRequestScope } from '../observability/request-scope.ts';
+import { authErrorToGraphQL, rateLimitToGraphQL } from './errors.ts';
 import { RequestLoaders } from './loaders.ts';
 
 export interface AppServices {
@@ -14,6 +16,8 @@ export interface AppServices {
   cipher: SecretCipher;
   /** Verified keys, when the service keeps them (see api-key-cache.ts). */
   apiKeys?: ApiKeyCache;
+  /** Request budgets per API key (and failed authentications per address); none: unlimited. */
+  rateLimiter?: RateLimiter;
 }
 
 export interface GraphQLContext {
@@ -24,7 +28,25 @@ export interface GraphQLContext {
 }
 
 export async function createGraphQLContext(request: Request, services: AppServices): Promise<GraphQLContext> {
-  const principal = await authenticate(request.headers, services.orm.em, services.apiKeys).catch(authErrorToGraphQL);
+  const principal = await authenticateWithinLimits(request, services);
   const em = scopeToTenant(services.orm.em, principal.tenantId);
   return { principal, em, loaders: new RequestLoaders(em, principal.mayReadSecrets), cipher: services.cipher };
+}
+
+/** Who is asking, spending one request of their budget; an address that keeps failing is refused early. */
+async function authenticateWithinLimits(request: Request, services: AppServices): Promise<Principal> {
+  const { rateLimiter } = services;
+  const scope = currentRequestScope();
+  const address = scope?.clientAddress;
+  if (rateLimiter && address) await rateLimiter.refuseBlockedAddress(address).catch(rateLimitToGraphQL);
+  const principal = await authenticate(request.headers, services.orm.em, services.apiKeys).catch(async (error: unknown) => {
+    if (rateLimiter && address && error instanceof AuthError && error.reason === 'invalid-key') await rateLimiter.recordAuthFailure(address);
+    return authErrorToGraphQL(error);
+  });
+  if (scope) scope.tenantId = principal.tenantId;
+  if (rateLimiter) {
+    const state = await rateLimiter.consume(principal.apiKeyId).catch(rateLimitToGraphQL);
+    if (scope) scope.rateLimit = state;
+  }
+  return principal;
 }

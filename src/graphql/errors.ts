@@ -1,6 +1,8 @@
 // GraphQL shapes of our domain errors: `extensions.code` for clients, `extensions.http` for Yoga's status.
 import { GraphQLError } from 'graphql';
 import { AuthError } from '../modules/tenancy/authenticate.ts';
+import { RateLimitExceeded } from '../limits/rate-limiter.ts';
+import type { RateLimitState } from '../observability/request-scope.ts';
 
 export function authErrorToGraphQL(error: unknown): never {
   if (!(error instanceof AuthError)) throw error;
@@ -22,4 +24,20 @@ export function badUserInput(argument: string, problem: string): GraphQLError {
 /** Something that does not exist in the caller's tenant (another tenant's looks exactly the same). */
 export function notFound(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'NOT_FOUND' } });
+}
+
+/** IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers), sent with every rate-limited answer. */
+export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  return { 'RateLimit-Limit': String(state.limit), 'RateLimit-Remaining': String(state.remaining), 'RateLimit-Reset': String(state.resetSeconds) };
+}
+
+export function rateLimitToGraphQL(error: unknown): never {
+  if (!(error instanceof RateLimitExceeded)) throw error;
+  throw new GraphQLError(`${error.message}.`, {
+    extensions: {
+      code: 'RATE_LIMITED',
+      retryAfterSeconds: error.state.resetSeconds,
+      http: { status: 429, headers: { 'Retry-After': String(error.state.resetSeconds), ...rateLimitHeaders(error.state) } },
+    },
+  });
 }

@@ -1,0 +1,16 @@
+// CORS for browser apps on other origins (CORS_ORIGINS). None configured: no CORS at all, so a browser page
+// from another origin cannot read any answer, and OPTIONS is answered like any other unsupported method.
+import type { YogaServerOptions } from 'graphql-yoga';
+
+export function corsOptions(origins: string[]): YogaServerOptions<object, object>['cors'] {
+  if (origins.length === 0) return false;
+  return {
+    origin: origins,
+    methods: ['GET', 'HEAD', 'POST'],
+    allowedHeaders: ['content-type', 'accept', 'x-api-key', 'authorization', 'x-tenant-id', 'x-request-id'],
+    exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'],
+    // Keys travel in headers, never in cookies: credentialed requests are not needed.
+    credentials: false,
+    maxAge: 600,
+  };
+}

@@ -1,0 +1,102 @@
+// The Node request listener in front of Yoga. Per request it: opens the request scope (request id, taken
+// from X-Request-Id or made up, and echoed back), refuses bodies over the limit with 413 before Yoga buffers
+// them, counts the request as in flight (graceful shutdown waits on that), and, once the response is done,
+// writes the access log line and the HTTP metrics.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../observability/logger.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { requestIdFrom, runInRequestScope, type RequestScope } from '../observability/request-scope.ts';
+import { InFlightRequests } from './in-flight-requests.ts';
+
+type NodeListener = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+export interface RequestHandlerOptions {
+  yoga: NodeListener;
+  logger: Logger;
+  metrics: Metrics;
+  maxBodyBytes: number;
+  graphqlEndpoint: string;
+  inFlight: InFlightRequests;
+}
+
+const TOO_LARGE = Symbol('too large');
+
+/** TOO_LARGE for a body over `limit` bytes; a chunked body within it is returned, read. */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | typeof TOO_LARGE | undefined> {
+  const declared = req.headers['content-length'];
+  // A declared length is enforced by Node's parser, so the header alone decides; Yoga reads the body itself.
+  if (declared !== undefined) return Promise.resolve(Number(declared) > limit ? TOO_LARGE : undefined);
+  if (req.headers['transfer-encoding'] === undefined) return Promise.resolve(undefined);
+  // Chunked: the size is known only by reading, so it is read here (and handed to Yoga).
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        req.pause();
+        resolve(TOO_LARGE);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks, size)));
+    req.once('error', reject);
+  });
+}
+
+function tooLarge(res: ServerResponse, limit: number, graphql: boolean): void {
+  const message = `Request body is larger than the limit of ${limit} bytes`;
+  const body = graphql ? { errors: [{ message: `${message}.`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }] } : { detail: message };
+  // The rest of the body is not read: the connection cannot be reused.
+  res.writeHead(413, { 'content-type': graphql ? 'application/graphql-response+json; charset=utf-8' : 'application/json', connection: 'close' });
+  res.end(JSON.stringify(body));
+}
+
+export function createRequestHandler(options: RequestHandlerOptions): NodeListener {
+  const { yoga, logger, metrics, maxBodyBytes, graphqlEndpoint, inFlight } = options;
+  return (req, res) => {
+    const scope: RequestScope = { requestId: requestIdFrom(req.headers['x-request-id']), clientAddress: req.socket.remoteAddress };
+    const started = performance.now();
+    res.setHeader('x-request-id', scope.requestId);
+    // Once draining, every answer tells keep-alive clients to reconnect (to another replica).
+    if (inFlight.draining) res.setHeader('connection', 'close');
+    inFlight.begin();
+    metrics.inFlight.inc();
+
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      inFlight.end();
+      metrics.inFlight.dec();
+      const seconds = (performance.now() - started) / 1000;
+      const route = scope.route ?? 'unmatched';
+      const method = req.method ?? 'GET';
+      metrics.httpRequests.inc({ route, method, status: String(res.statusCode) });
+      metrics.httpDuration.observe({ route, method }, seconds);
+      logger.info({
+        requestId: scope.requestId, method, path: req.url, route, status: res.statusCode,
+        durationMs: Math.round(seconds * 10_000) / 10, operation: scope.operation, tenantId: scope.tenantId,
+        ...(!res.writableFinished && { aborted: true }),
+      }, 'request');
+    };
+    res.once('finish', finish);
+    res.once('close', finish);
+
+    runInRequestScope(scope, () => {
+      readBody(req, maxBodyBytes).then(
+        (body) => {
+          const isGraphQL = (req.url ?? '').split('?')[0] === graphqlEndpoint;
+          if (body === TOO_LARGE) return tooLarge(res, maxBodyBytes, isGraphQL);
+          // Yoga takes an already read body from `req.body` (@whatwg-node/server).
+          if (body) (req as IncomingMessage & { body?: Buffer }).body = body;
+          return yoga(req, res);
+        },
+        () => res.destroy(),
+      );
+    });
+  };
+}

@@ -1,0 +1,69 @@
+// Prometheus metrics, in a registry of the app's own (several apps in one process, as in tests, never share
+// counters). Labels come from a closed set (route templates, status codes, error codes) or are capped
+// (operation names), so a client cannot grow the series without bound.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type pg from 'pg';
+
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const MAX_OPERATION_NAMES = 200;
+const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly operationNames = new Set<string>();
+  private pool: pg.Pool | undefined;
+
+  readonly httpRequests = new Counter({
+    name: 'http_requests_total', help: 'HTTP requests answered, by route template, method and status.',
+    labelNames: ['route', 'method', 'status'] as const, registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'http_request_duration_seconds', help: 'Time from request to the last byte of the response, by route template.',
+    labelNames: ['route', 'method'] as const, buckets: DURATION_BUCKETS, registers: [this.registry],
+  });
+  readonly graphqlOperations = new Histogram({
+    name: 'graphql_operation_duration_seconds', help: 'GraphQL execution time, by operation name and type (REST routes run named operations).',
+    labelNames: ['operation', 'type'] as const, buckets: DURATION_BUCKETS, registers: [this.registry],
+  });
+  readonly graphqlErrors = new Counter({
+    name: 'graphql_errors_total', help: 'Errors in GraphQL results, by operation name and error code.',
+    labelNames: ['operation', 'code'] as const, registers: [this.registry],
+  });
+  readonly rateLimited = new Counter({
+    name: 'rate_limited_requests_total', help: 'Requests refused with 429 because their API key (or address) spent its budget.',
+    registers: [this.registry],
+  });
+  readonly inFlight = new Gauge({
+    name: 'http_requests_in_flight', help: 'Requests being served right now.', registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    const metrics = this;
+    new Gauge({
+      name: 'db_pool_connections', help: 'Connections of the database pool: total, idle, and requests waiting for one.',
+      labelNames: ['state'] as const, registers: [this.registry],
+      collect() {
+        const pool = metrics.pool;
+        if (!pool) return;
+        this.set({ state: 'total' }, pool.totalCount);
+        this.set({ state: 'idle' }, pool.idleCount);
+        this.set({ state: 'waiting' }, pool.waitingCount);
+      },
+    });
+  }
+
+  observePool(pool: pg.Pool): void {
+    this.pool = pool;
+  }
+
+  /** The label for an operation name: the name itself for the first 200 distinct ones, then "other". */
+  operationLabel(name: string | undefined | null): string {
+    if (!name) return 'anonymous';
+    if (!OPERATION_NAME.test(name)) return 'other';
+    if (this.operationNames.has(name)) return name;
+    if (this.operationNames.size >= MAX_OPERATION_NAMES) return 'other';
+    this.operationNames.add(name);
+    return name;
+  }
+}

@@ -1,0 +1,26 @@
+// Times every GraphQL execution (both doors: REST routes run named operations) and counts the errors in its
+// result by code. It also names the operation in the request scope, for the access log.
+import { getOperationAST, type ExecutionResult } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Metrics } from './metrics.ts';
+import { currentRequestScope } from './request-scope.ts';
+
+export function useOperationMetrics(metrics: Metrics): Plugin {
+  return {
+    onExecute({ args }) {
+      const operation = getOperationAST(args.document, args.operationName);
+      const name = metrics.operationLabel(operation?.name?.value);
+      const scope = currentRequestScope();
+      if (scope) scope.operation = operation?.name?.value ?? 'anonymous';
+      const stopTimer = metrics.graphqlOperations.startTimer({ operation: name, type: operation?.operation ?? 'unknown' });
+      return {
+        onExecuteDone({ result }) {
+          stopTimer();
+          for (const error of (result as ExecutionResult).errors ?? []) {
+            metrics.graphqlErrors.inc({ operation: name, code: String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR') });
+          }
+        },
+      };
+    },
+  };
+}
