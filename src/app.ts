@@ -18,7 +18,7 @@ import { useOperationMetrics } from './observability/operation-metrics.plugin.ts
 import { createRequestHandler } from './http/request-handler.ts';
 import { InFlightRequests } from './http/in-flight-requests.ts';
 import { useProbes } from './http/probes.plugin.ts';
-import { useRequestScope } from './http/request-scope.plugin.ts';
+import { HEALTH_PATH, useRequestScope } from './http/request-scope.plugin.ts';
 import { corsOptions } from './http/cors.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -59,13 +59,14 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     context: ({ request }) => createGraphQLContext(request, services),
     graphiql: graphiql ? graphiqlOptions(options.demoApiKey) : false,
     landingPage: false,
+    healthCheckEndpoint: HEALTH_PATH,
     logging: yogaLogger(logger),
     cors: corsOptions(corsOrigins),
     // One operation per request: a batch would multiply the cost limits below by its length.
     batching: false,
     plugins: [
       useRequestScope(GRAPHQL_PATH),
-      // /health, /ready, /metrics: before everything else, without authentication.
+      // /ready and /metrics (Yoga itself answers /health): before everything else, without authentication.
       useProbes({ orm: services.orm, metrics, inFlight }),
       // A browser can only send a form or a GET without custom headers cross-site; neither gets executed.
       useCSRFPrevention({ requestHeaders: ['x-api-key', 'authorization', 'x-graphql-yoga-csrf'] }),

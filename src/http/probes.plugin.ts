@@ -1,6 +1,6 @@
-// Operational endpoints, answered before authentication and the REST routes: /health (liveness: the process
-// serves requests), /ready (readiness: the database answers, every migration is applied, not shutting down)
-// and /metrics (Prometheus text format).
+// Operational endpoints, answered before authentication and the REST routes: /ready (readiness: the database
+// answers, every migration is applied, not shutting down) and /metrics (Prometheus text format). Liveness is
+// Yoga's own /health (an empty 200 while the process serves requests).
 import type { Plugin } from 'graphql-yoga';
 import type { AppOrm } from '../db/orm-config.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -49,7 +49,6 @@ export function useProbes({ orm, metrics, inFlight }: ProbeOptions): Plugin {
   }
 
   const endpoints: Record<string, () => Promise<Response> | Response> = {
-    '/health': () => json(200, { status: 'ok' }),
     '/ready': ready,
     '/metrics': async () => new Response(await metrics.registry.metrics(), { headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' } }),
   };

@@ -3,16 +3,16 @@
 // production, no introspection and no "did you mean" suggestions that would reveal the schema anyway.
 // Introspection is exempt from depth and cost, so GraphiQL's own introspection query always gets through.
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
-import { NoSchemaIntrospectionCustomRule } from 'graphql';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 /**
- * Limits with room for what our clients send: a deployment with every field reachable from it (the REST
- * record, or the benchmark's full selection) has depth 6 and costs about 2,000.
+ * Limits with room for what our clients send: a page of deployments selecting every field reachable from a
+ * deployment without revisiting a type (test/graphql-sql-statements.test.ts) has depth 7 and costs about 1,130.
  */
 export const GRAPHQL_LIMITS = {
   maxDepth: 10,
-  maxCost: 5000,
+  maxCost: 3000,
   maxAliases: 15,
   maxDirectives: 50,
   maxTokens: 5000,
@@ -23,13 +23,26 @@ export interface GraphQLLimitOptions {
   introspection: boolean;
 }
 
+/**
+ * graphql-armor words a refusal "Syntax Error: ..." and throws it without a code; clients get it as a
+ * validation error with code QUERY_TOO_COMPLEX and the limit in its message (HTTP 400).
+ */
+function refuse(context: ValidationContext | null, error: GraphQLError): void {
+  const refusal = new GraphQLError(error.message.replace(/^Syntax Error: /, ''), {
+    extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 } },
+  });
+  if (context) context.reportError(refusal);
+  else throw refusal; // while parsing (the token limit), there is no validation context to report to
+}
+
 export function graphqlLimitPlugins({ introspection }: GraphQLLimitOptions): Plugin[] {
+  const rejection = { onReject: [refuse], propagateOnRejection: false };
   const armor = new EnvelopArmor({
-    maxDepth: { n: GRAPHQL_LIMITS.maxDepth, ignoreIntrospection: true, flattenFragments: true },
-    costLimit: { maxCost: GRAPHQL_LIMITS.maxCost, ignoreIntrospection: true, flattenFragments: true },
-    maxAliases: { n: GRAPHQL_LIMITS.maxAliases },
-    maxDirectives: { n: GRAPHQL_LIMITS.maxDirectives },
-    maxTokens: { n: GRAPHQL_LIMITS.maxTokens },
+    maxDepth: { n: GRAPHQL_LIMITS.maxDepth, ignoreIntrospection: true, flattenFragments: true, ...rejection },
+    costLimit: { maxCost: GRAPHQL_LIMITS.maxCost, ignoreIntrospection: true, flattenFragments: true, ...rejection },
+    maxAliases: { n: GRAPHQL_LIMITS.maxAliases, ...rejection },
+    maxDirectives: { n: GRAPHQL_LIMITS.maxDirectives, ...rejection },
+    maxTokens: { n: GRAPHQL_LIMITS.maxTokens, ...rejection },
     blockFieldSuggestion: { enabled: !introspection },
   });
   const plugins = armor.protect().plugins as Plugin[];
