@@ -1,22 +1,33 @@
 // The real HTTP server of the app on a free port, for tests that talk to it like a client does.
 import type { AddressInfo } from 'node:net';
 import type { AppOrm } from '../../src/db/orm-config.ts';
-import { createApp } from '../../src/app.ts';
+import { createApp, type App, type AppOptions } from '../../src/app.ts';
+import type { RateLimiter } from '../../src/limits/rate-limiter.ts';
 import type { SecretCipher } from '../../src/modules/deployments/secret-cipher.ts';
 import type { ApiKeyCache } from '../../src/modules/tenancy/api-key-cache.ts';
 
 export interface RunningApp {
   url: string;
+  /** The app itself: its metrics, its in-flight requests (for shutdown). */
+  app: App;
   graphql(query: string, headers?: Record<string, string>, variables?: Record<string, unknown>): Promise<{ status: number; headers: Headers; body: any }>;
   close(): Promise<void>;
 }
 
-export async function startApp(orm: AppOrm, cipher: SecretCipher, apiKeys?: ApiKeyCache): Promise<RunningApp> {
-  const { server } = createApp({ orm, cipher, apiKeys });
+export interface AppSetup {
+  rateLimiter?: RateLimiter;
+  /** Limits, CORS, logger, production switches: what the service passes from its configuration. */
+  options?: AppOptions;
+}
+
+export async function startApp(orm: AppOrm, cipher: SecretCipher, apiKeys?: ApiKeyCache, setup: AppSetup = {}): Promise<RunningApp> {
+  const app = createApp({ orm, cipher, apiKeys, rateLimiter: setup.rateLimiter }, setup.options);
+  const { server } = app;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
+    app,
     async graphql(query, headers = {}, variables) {
       const response = await fetch(`${url}/graphql`, {
         method: 'POST',
