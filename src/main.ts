@@ -90,6 +90,7 @@ async function main(): Promise<void> {
   const rateLimiter = config.rateLimitPerMinute > 0
     ? new RateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger })
     : undefined;
+  if (rateLimiter && !(await rateLimiter.connected(2000))) logger.warn('REDIS_URL does not answer yet; rate limits are kept per process until it does');
   let serving: Serving;
   try {
     serving = await serve(config, { database, cipher, apiKeys, rateLimiter, metrics, logger });

@@ -1,26 +1,16 @@
 // No N+1: a page that selects every nested field of a deployment costs the same number of SQL statements
 // whatever its size, because nested relations load in batches through the request's loaders.
 import { randomUUID } from 'node:crypto';
-import { getNamedType, isLeafType, isObjectType, type GraphQLObjectType } from 'graphql';
+import type { GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemoDocument, DEMO_TENANT_ID } from '../src/demo/demo-dataset.ts';
 import { schema } from '../src/graphql/schema.ts';
 import { importDocument } from '../src/import/importer.ts';
 import { parseImportDocument } from '../src/import/parse-document.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
+import { selectEverything } from './support/select-everything.ts';
 import { issueKey, newCipher } from './support/fixtures.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
-
-/** A selection of every field reachable from `type` without arguments, never revisiting a type on the path. */
-function selectEverything(type: GraphQLObjectType, path: string[] = []): string {
-  const fields = Object.values(type.getFields()).filter((field) => field.args.every((arg) => !arg.type.toString().endsWith('!')));
-  return `{ ${fields.map((field) => {
-    const named = getNamedType(field.type);
-    if (isLeafType(named)) return field.name;
-    if (!isObjectType(named) || path.includes(named.name)) return '';
-    return `${field.name} ${selectEverything(named, [...path, type.name])}`;
-  }).filter(Boolean).join(' ')} }`;
-}
 
 let db: TestDatabase;
 let app: RunningApp;

@@ -55,6 +55,22 @@ function tooLarge(res: ServerResponse, limit: number, graphql: boolean): void {
   res.end(JSON.stringify(body));
 }
 
+// Query parameters that look like credentials (a client putting its key in the URL by mistake) are not logged.
+const CREDENTIAL_PARAMETER = /^(api[-_]?key|key|token|access[-_]?token|password|secret|authorization)$/i;
+
+function loggablePath(url: string | undefined): string | undefined {
+  if (!url?.includes('?')) return url;
+  const [path, query] = [url.slice(0, url.indexOf('?')), new URLSearchParams(url.slice(url.indexOf('?') + 1))];
+  let redacted = false;
+  for (const name of new Set(query.keys())) {
+    if (CREDENTIAL_PARAMETER.test(name)) {
+      query.set(name, '[redacted]');
+      redacted = true;
+    }
+  }
+  return redacted ? `${path}?${query.toString()}` : url;
+}
+
 export function createRequestHandler(options: RequestHandlerOptions): NodeListener {
   const { yoga, logger, metrics, maxBodyBytes, graphqlEndpoint, inFlight } = options;
   return (req, res) => {
@@ -78,7 +94,7 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
       metrics.httpRequests.inc({ route, method, status: String(res.statusCode) });
       metrics.httpDuration.observe({ route, method }, seconds);
       logger.info({
-        requestId: scope.requestId, method, path: req.url, route, status: res.statusCode,
+        requestId: scope.requestId, method, path: loggablePath(req.url), route, status: res.statusCode,
         durationMs: Math.round(seconds * 10_000) / 10, operation: scope.operation, tenantId: scope.tenantId,
         ...(!res.writableFinished && { aborted: true }),
       }, 'request');

@@ -69,6 +69,22 @@ export class RateLimiter {
     this.authFailures = insured(authFailures);
   }
 
+  /** Resolves whether Redis answered within `timeoutMs` (always true without Redis); budgets work either way. */
+  async connected(timeoutMs: number): Promise<boolean> {
+    const redis = this.redis;
+    if (!redis || redis.status === 'ready') return true;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(false), timeoutMs);
+      const onReady = () => done(true);
+      function done(ready: boolean) {
+        clearTimeout(timer);
+        redis!.off('ready', onReady);
+        resolve(ready);
+      }
+      redis.once('ready', onReady);
+    });
+  }
+
   /** Spends one request of the key's budget; throws RateLimitExceeded when it is gone. */
   async consume(apiKeyId: string): Promise<RateLimitState> {
     try {

@@ -1,0 +1,151 @@
+// What an operator sees: one JSON log line per request with its request id (the caller's, or a new one, and
+// echoed back), no API key or secret value anywhere in the logs, Prometheus metrics per route and operation,
+// and the liveness and readiness probes.
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../src/observability/logger.ts';
+import { Metrics } from '../src/observability/metrics.ts';
+import { startApp, type RunningApp } from './support/app-server.ts';
+import { ACME, importFixture, issueKey, newCipher } from './support/fixtures.ts';
+import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
+
+let db: TestDatabase;
+let app: RunningApp;
+let metrics: Metrics;
+let key: string;
+const lines: string[] = [];
+const SECRET_VALUES = ['sk_live_fixture_Zq8', 'tenant-two-secret-value'];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const cipher = newCipher();
+  await importFixture(db.orm.em.fork(), cipher);
+  key = await issueKey(db.orm.em, [ACME], true);
+  const destination = new Writable({ write(chunk, _encoding, done) { lines.push(...chunk.toString().split('\n').filter(Boolean)); done(); } });
+  metrics = new Metrics();
+  metrics.observePool(await db.orm.em.getConnection().getNativeClient());
+  app = await startApp(db.orm, cipher, undefined, { options: { logger: createLogger('info', destination), metrics } });
+});
+afterAll(async () => {
+  await app?.close();
+  await db?.drop();
+});
+
+const logged = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+const requestLine = (requestId: string) => logged().find((entry) => entry.msg === 'request' && entry.requestId === requestId);
+
+/** The access log line is written when the response has been sent; give the event loop a moment. */
+async function waitForLine(requestId: string) {
+  for (let i = 0; i < 50 && !requestLine(requestId); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  return requestLine(requestId);
+}
+
+describe('request ids and access log', () => {
+  it("keeps the caller's X-Request-Id, echoes it, and logs the request under it", async () => {
+    const response = await fetch(`${app.url}/v2/deployments?limit=2`, { headers: { 'x-api-key': key, 'x-request-id': 'trace-42.a:b' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toBe('trace-42.a:b');
+    expect(await waitForLine('trace-42.a:b')).toMatchObject({
+      level: 'info', method: 'GET', path: '/v2/deployments?limit=2', route: '/v2/deployments', status: 200,
+      operation: 'LegacyListDeployments', tenantId: ACME, durationMs: expect.any(Number),
+    });
+  });
+
+  it('makes up an id when there is none, or when the given one could forge log lines (newline, too long)', async () => {
+    for (const given of [undefined, 'evil\u2028{"level":"error"}', 'x'.repeat(200), 'a b']) {
+      const response = await fetch(`${app.url}/graphql`, {
+        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, ...(given === undefined ? {} : { 'x-request-id': encodeURIComponent(given) === given ? given : given.replace(/[^\x20-\x7e]/g, '') }) },
+        body: JSON.stringify({ query: 'query TenantName { tenant { name } }' }),
+      });
+      const id = response.headers.get('x-request-id')!;
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(await waitForLine(id)).toMatchObject({ route: '/graphql', operation: 'TenantName', status: 200 });
+    }
+  });
+
+  it('logs failed requests with their status, and every line is one JSON object', async () => {
+    const response = await fetch(`${app.url}/v2/deployments?limit=0`, { headers: { 'x-api-key': key } });
+    expect(response.status).toBe(422);
+    expect(await waitForLine(response.headers.get('x-request-id')!)).toMatchObject({ status: 422, route: '/v2/deployments' });
+    expect(() => logged()).not.toThrow();
+  });
+});
+
+describe('secrets stay out of the logs', () => {
+  it('never writes an API key or a secret value, whether the request succeeds or fails', async () => {
+    const secrets = '{ deployments(limit: 100) { resources { secrets { name value } } } }';
+    const read = await app.graphql(secrets, { 'x-api-key': key });
+    const values = JSON.stringify(read.body);
+    for (const value of SECRET_VALUES.slice(0, 1)) expect(values).toContain(value); // the request did read them
+    await fetch(`${app.url}/v2/deployments?limit=100`, { headers: { authorization: `Bearer ${key}` } });
+    // A client that puts its key in the query string by mistake: the access log shows the path, not the key.
+    await fetch(`${app.url}/v2/deployments?limit=abc&api_key=${key}&token=${key}`, { headers: { 'x-api-key': key } });
+    await app.graphql(`{ deployments(filter: { nameContains: "${key}" }) { resources { name } } }`, { 'x-api-key': `${key}x` });
+    // An unexpected failure, which is logged with its error.
+    await db.query('alter table secret rename to secret_away');
+    try {
+      const failed = await app.graphql(secrets, { 'x-api-key': key });
+      expect(failed.body.errors[0].message).toBe('Unexpected error.');
+    } finally {
+      await db.query('alter table secret_away rename to secret');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const all = lines.join('\n');
+    expect(all).toMatch(/Unexpected|error/i); // the failure was logged...
+    expect(all).not.toContain(key); // ...but no key, not even inside the logged query string
+    expect(all).not.toContain(key.slice(4));
+    for (const value of SECRET_VALUES) expect(all).not.toContain(value);
+  });
+});
+
+describe('metrics', () => {
+  it('counts requests per route template and status, and times GraphQL operations by name', async () => {
+    await fetch(`${app.url}/v2/deployments?limit=1`, { headers: { 'x-api-key': key } });
+    await fetch(`${app.url}/v1/integrations/codehost/not-a-uuid/repos`, { headers: { 'x-api-key': key } });
+    await app.graphql('query DashboardPage { deployments(limit: 1) { resources { name } } }', { 'x-api-key': key });
+    await app.graphql('{ deployments(limit: 0) { resources { name } } }', { 'x-api-key': key });
+    const response = await fetch(`${app.url}/metrics`);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await response.text();
+    expect(text).toMatch(/http_requests_total\{route="\/v2\/deployments",method="GET",status="200"\} [1-9]/);
+    // The template, not the raw path: ids never become label values.
+    expect(text).toMatch(/http_requests_total\{route="\/v1\/integrations\/codehost\/\{integration_id\}\/repos",method="GET",status="422"\} 1/);
+    expect(text).not.toContain('not-a-uuid');
+    expect(text).toMatch(/graphql_operation_duration_seconds_count\{operation="DashboardPage",type="query"\} 1/);
+    expect(text).toMatch(/graphql_operation_duration_seconds_count\{operation="LegacyListDeployments",type="query"\} [1-9]/);
+    expect(text).toMatch(/graphql_errors_total\{operation="anonymous",code="BAD_USER_INPUT"\} 1/);
+    expect(text).toMatch(/db_pool_connections\{state="total"\} \d+/);
+    expect(text).toMatch(/process_resident_memory_bytes \d+/);
+  });
+
+  it('caps operation names: a client inventing names cannot add series without bound', async () => {
+    const capped = new Metrics();
+    const labels = new Set(Array.from({ length: 500 }, (_, i) => capped.operationLabel(`Op${i}`)));
+    expect(labels.size).toBe(201);
+    expect(labels.has('other')).toBe(true);
+    expect(capped.operationLabel('not a name; drop table')).toBe('other');
+  });
+});
+
+describe('probes', () => {
+  it('/health answers while the process serves requests', async () => {
+    expect((await fetch(`${app.url}/health`)).status).toBe(200);
+  });
+
+  it('/ready checks the database and the migrations', async () => {
+    const response = await fetch(`${app.url}/ready`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok' } });
+  });
+
+  it('/ready reports 503 once shutdown has begun', async () => {
+    app.app.inFlight.draining = true;
+    try {
+      const response = await fetch(`${app.url}/ready`);
+      expect(response.status).toBe(503);
+      expect((await response.json()).checks.shutdown).toBe('in progress');
+    } finally {
+      app.app.inFlight.draining = false;
+    }
+  });
+});
