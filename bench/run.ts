@@ -5,17 +5,14 @@
 // raw pg + JSON.stringify "ceiling". Prints one table and writes it as JSON to bench/results/.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { loadConfig, PROJECT_ROOT } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
-import { issueApiKey } from '../src/modules/tenancy/api-key.service.ts';
-import { ACROSS_TENANTS } from '../src/modules/common/tenant-scope.ts';
-import { DeploymentSchema } from '../src/modules/deployments/deployment.entity.ts';
 import { benchEnvironment } from './bench-environment.ts';
 import { benchIds, tenantId } from './dataset.ts';
+import { issueBenchKey, machineDescription, PRODUCTION_SERVICE_ENV, rssOf } from './harness.ts';
 import { scenarios, type Scenario } from './scenarios.ts';
 import { countStatements } from './statement-count.ts';
 import { formatTable, type ScenarioResult } from './report.ts';
@@ -37,10 +34,12 @@ const config = loadConfig();
 
 function startProcess(args: string[], extraEnv: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Read all along (a full pipe would block the service's logging); only the start is kept, for the ready
+  // line and for a failure message.
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
-      output += chunk.toString();
+      if (output.length < 20_000) output += chunk.toString();
       const match = ready.exec(output);
       if (match) resolve({ child, match });
     };
@@ -50,11 +49,9 @@ function startProcess(args: string[], extraEnv: Record<string, string>, ready: R
   });
 }
 
-const peakRss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
-
 async function load(scenario: Scenario, baseUrl: string, key: string, seconds: number, pid: number) {
-  let rss = peakRss(pid);
-  const sampler = setInterval(() => { rss = Math.max(rss, peakRss(pid)); }, 200);
+  let rss = rssOf(pid);
+  const sampler = setInterval(() => { rss = Math.max(rss, rssOf(pid)); }, 200);
   const result = await autocannon({
     url: `${baseUrl}${scenario.path}`, method: scenario.method, body: scenario.body, connections, duration: seconds,
     headers: { 'x-api-key': key, 'content-type': 'application/json', accept: 'application/json' },
@@ -76,10 +73,7 @@ let statements: Map<string, number>;
 {
   const database = await openDatabase(config, { migrate: true, whenRunning: 'join' });
   try {
-    const em = database.orm.em.fork();
-    const deployments = await em.count(DeploymentSchema, { tenant: tenantId(0) }, ACROSS_TENANTS);
-    if (deployments < 1000) throw new Error(`the big tenant has ${deployments} deployments: run \`npm run bench:data\` first`);
-    ({ key } = await issueApiKey(em, { tenantIds: [tenantId(0)], name: 'bench', mayReadSecrets: false }));
+    key = await issueBenchKey(database, 'bench');
     statements = await countStatements(database.clientUrl, config, key, list.filter((s) => s.target === 'service'));
   } finally {
     await database.close();
@@ -87,7 +81,7 @@ let statements: Map<string, number>;
 }
 
 // 2. The service as production runs it, and the ceiling beside it.
-const service = await startProcess(['src/main.ts'], { NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1' }, /GraphQL ready at (http:\/\/\S+)\/graphql/);
+const service = await startProcess(['src/main.ts'], PRODUCTION_SERVICE_ENV, /GraphQL ready at (http:\/\/\S+)\/graphql/);
 const serviceUrl = service.match[1]!.replace('localhost', '127.0.0.1');
 const joined = await openDatabase(config, { migrate: false, whenRunning: 'join' });
 const ceiling = await startProcess(['bench/ceiling.ts', joined.clientUrl, tenantId(0)], {}, /listening (\d+)/);
@@ -118,7 +112,7 @@ try {
       ofCeiling: rps / ceilingRps,
     };
   });
-  const machine = `${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
+  const machine = machineDescription();
   const settings = `${rounds} rounds × ${duration} s per scenario, ${connections} connections, median of rounds`;
   console.log(formatTable(results, machine, settings));
   const dir = path.join(PROJECT_ROOT, 'bench', 'results');

@@ -36,6 +36,8 @@ export interface Config {
   database: DatabaseTimeouts;
   /** How long SIGTERM/SIGINT waits for requests in flight before cutting them off. */
   shutdownGraceMs: number;
+  /** How long the port stays open after SIGTERM (answering, not ready) so a load balancer can move traffic away. */
+  shutdownDelayMs: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -189,5 +191,6 @@ export function loadConfig(env: Env = process.env): Config {
       statementTimeoutMs: parseInteger(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
     },
     shutdownGraceMs: parseInteger(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600) * 1000,
+    shutdownDelayMs: parseInteger(env, 'SHUTDOWN_DELAY_SECONDS', 0, 0, 3600) * 1000,
   };
 }

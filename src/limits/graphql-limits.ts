@@ -1,18 +1,20 @@
-// What a GraphQL document may ask for (OWASP GraphQL cheat sheet), checked during validation, before any
-// resolver runs: depth, cost, aliases, directives and tokens (graphql-armor), and, when configured for
+// What a GraphQL document may ask for (OWASP GraphQL cheat sheet), checked before any resolver runs: depth,
+// aliases, directives and tokens (graphql-armor), cost (query-cost.plugin.ts), and, when configured for
 // production, no introspection and no "did you mean" suggestions that would reveal the schema anyway.
 // Introspection is exempt from depth and cost, so GraphiQL's own introspection query always gets through.
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { useQueryCostLimit } from './query-cost.plugin.ts';
 
 /**
- * Limits with room for what our clients send: a page of deployments selecting every field reachable from a
- * deployment without revisiting a type (test/graphql-sql-statements.test.ts) has depth 7 and costs about 1,130.
+ * Limits with room for what our clients send: a page of 100 deployments selecting every field reachable from
+ * a deployment without revisiting a type (test/graphql-sql-statements.test.ts) has depth 7 and costs about
+ * 18,300 (fields it can resolve, page size included); three such pages in one request are refused.
  */
 export const GRAPHQL_LIMITS = {
   maxDepth: 10,
-  maxCost: 3000,
+  maxCost: 50_000,
   maxAliases: 15,
   maxDirectives: 50,
   maxTokens: 5000,
@@ -39,13 +41,14 @@ export function graphqlLimitPlugins({ introspection }: GraphQLLimitOptions): Plu
   const rejection = { onReject: [refuse], propagateOnRejection: false };
   const armor = new EnvelopArmor({
     maxDepth: { n: GRAPHQL_LIMITS.maxDepth, ignoreIntrospection: true, flattenFragments: true, ...rejection },
-    costLimit: { maxCost: GRAPHQL_LIMITS.maxCost, ignoreIntrospection: true, flattenFragments: true, ...rejection },
+    // Cost counts page sizes, which armor's rule does not: see query-cost.plugin.ts.
+    costLimit: { enabled: false },
     maxAliases: { n: GRAPHQL_LIMITS.maxAliases, ...rejection },
     maxDirectives: { n: GRAPHQL_LIMITS.maxDirectives, ...rejection },
     maxTokens: { n: GRAPHQL_LIMITS.maxTokens, ...rejection },
     blockFieldSuggestion: { enabled: !introspection },
   });
-  const plugins = armor.protect().plugins as Plugin[];
+  const plugins = [...(armor.protect().plugins as Plugin[]), useQueryCostLimit(GRAPHQL_LIMITS.maxCost)];
   if (!introspection) plugins.push(disableIntrospection());
   return plugins;
 }

@@ -3,6 +3,9 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from '../config.ts';
 import { currentRequestScope } from './request-scope.ts';
+import { isDatabaseUnavailable } from '../db/connection-loss.ts';
+
+const UNAVAILABLE_LOG_INTERVAL_MS = 5000;
 
 export type { Logger } from 'pino';
 
@@ -30,11 +33,27 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
   );
 }
 
-/** Yoga's logger interface on top of pino (Yoga logs unexpected errors through it). */
+/**
+ * Yoga's logger interface on top of pino (Yoga logs unexpected errors through it). A database that cannot be
+ * reached fails every request at once: that is one warning per interval with a count, not a stack per request.
+ */
 export function yogaLogger(logger: Logger) {
+  let unavailableSince = 0;
+  let suppressed = 0;
+  const reportUnavailable = (error: Error) => {
+    const now = Date.now();
+    if (now - unavailableSince < UNAVAILABLE_LOG_INTERVAL_MS) {
+      suppressed++;
+      return;
+    }
+    logger.warn({ reason: error.message, sameSinceLastWarning: suppressed }, 'database unavailable: answering 503');
+    unavailableSince = now;
+    suppressed = 0;
+  };
   const forward = (method: 'debug' | 'info' | 'warn' | 'error') => (...args: unknown[]) => {
     const [first, ...rest] = args;
     const error = args.find((arg) => arg instanceof Error);
+    if (error instanceof Error && isDatabaseUnavailable(error)) return reportUnavailable(error);
     const message = typeof first === 'string' ? first : error instanceof Error ? error.message : 'yoga';
     logger[method]({ ...(error ? { err: error } : {}), ...(rest.length && !error ? { details: rest } : {}) }, message);
   };

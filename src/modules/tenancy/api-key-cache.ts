@@ -57,7 +57,8 @@ export class ApiKeyCache {
   }
 
   private async connect(clientUrl: string): Promise<void> {
-    const client = new pg.Client({ connectionString: clientUrl });
+    if (this.stopped) return;
+    const client = new pg.Client({ connectionString: clientUrl, connectionTimeoutMillis: 5000 });
     this.client = client;
     client.on('notification', (message) => { if (message.payload) this.evict(message.payload); });
     client.on('error', () => this.reconnect(clientUrl, client));
@@ -65,15 +66,20 @@ export class ApiKeyCache {
     try {
       await client.connect();
       await client.query(`LISTEN ${REVOCATION_CHANNEL}`);
-      this.listening = !this.stopped;
+      this.listening = client === this.client && !this.stopped;
     } catch {
       this.reconnect(clientUrl, client);
     }
   }
 
-  /** Forgets everything (a revocation may have been missed) and tries again shortly. */
+  /**
+   * Forgets everything (a revocation may have been missed) and tries again shortly. One failure reports
+   * itself several times ('error', then 'end'; a failed connect, then 'end'): only the first schedules a
+   * new connection, so there is never more than one.
+   */
   private reconnect(clientUrl: string, client: pg.Client): void {
     if (client !== this.client) return;
+    this.client = undefined;
     this.lose();
     client.end().catch(() => {});
     if (!this.stopped) setTimeout(() => void this.connect(clientUrl), RECONNECT_MS).unref();

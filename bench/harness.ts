@@ -1,0 +1,38 @@
+// What the benchmark and the soak test share: the service's production environment, a key for the big
+// tenant (after checking the dataset is there), the service's memory, and a description of the machine.
+import fs from 'node:fs';
+import os from 'node:os';
+import type { Database } from '../src/db/database.ts';
+import { issueApiKey } from '../src/modules/tenancy/api-key.service.ts';
+import { ACROSS_TENANTS } from '../src/modules/common/tenant-scope.ts';
+import { DeploymentSchema } from '../src/modules/deployments/deployment.entity.ts';
+import { tenantId } from './dataset.ts';
+
+/**
+ * The service as production runs it: request logs at info level, and a rate limiter that is consulted on
+ * every request (its cost is measured) with a budget one key cannot exhaust under load.
+ */
+export const PRODUCTION_SERVICE_ENV = {
+  NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000',
+};
+
+/** Checks that `npm run bench:data` has run, then issues a key for the big tenant without the secrets scope. */
+export async function issueBenchKey(database: Database, name: string): Promise<string> {
+  const em = database.orm.em.fork();
+  const deployments = await em.count(DeploymentSchema, { tenant: tenantId(0) }, ACROSS_TENANTS);
+  if (deployments < 1000) throw new Error(`the big tenant has ${deployments} deployments: run \`npm run bench:data\` first`);
+  const { key } = await issueApiKey(em, { tenantIds: [tenantId(0)], name, mayReadSecrets: false });
+  return key;
+}
+
+/** Resident memory of a process, in bytes (NaN once it is gone). */
+export function rssOf(pid: number): number {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
+  } catch {
+    return NaN;
+  }
+}
+
+export const machineDescription = () =>
+  `${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
