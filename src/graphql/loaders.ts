@@ -5,11 +5,9 @@ import type { TenantSafeEntityManager } from '../db/tenant-safe-entity-manager.t
 import { alphabetical, compareAlphabetically } from '../modules/common/text-queries.ts';
 import { TenantOwnedRepository } from '../modules/common/tenant-owned.repository.ts';
 import { DeploymentSchema } from '../modules/deployments/deployment.entity.ts';
-import type { DeploymentRow, SecretReferenceRow, SecretRow } from '../modules/deployments/deployment-row.ts';
-import { leanRowsGroupedBy } from '../modules/common/lean-rows.ts';
+import type { DeploymentRow } from '../modules/deployments/deployment-row.ts';
+import { secretsAndReferencesOf, type SecretsOfDeployment } from '../modules/deployments/secret-listing.ts';
 import { RevisionSchema, type Revision } from '../modules/deployments/revision.entity.ts';
-import { SecretSchema } from '../modules/deployments/secret.entity.ts';
-import { SecretReferenceSchema } from '../modules/deployments/secret-reference.entity.ts';
 import { TagKeySchema, TagValueSchema, type TagKey, type TagValue } from '../modules/deployments/tag.entity.ts';
 import { IntegrationSchema, type Integration } from '../modules/integrations/integration.entity.ts';
 import { SourceRepositorySchema, type SourceRepository } from '../modules/integrations/source-repository.entity.ts';
@@ -37,8 +35,7 @@ export class RequestLoaders {
   readonly tagKey: ById<TagKey>;
   readonly tagValue: ById<TagValue>;
 
-  readonly secretsOfDeployment: DataLoader<string, SecretRow[]>;
-  readonly secretReferencesOfDeployment: DataLoader<string, SecretReferenceRow[]>;
+  readonly secretsAndReferences: DataLoader<string, SecretsOfDeployment>;
   readonly revisionsOfDeployment: DataLoader<string, Revision[]>;
   readonly tagValuesOfDeployment: DataLoader<string, TagValue[]>;
   readonly repositoriesOfIntegration: DataLoader<string, SourceRepository[]>;
@@ -58,11 +55,8 @@ export class RequestLoaders {
     this.tagKey = byIds(new TenantOwnedRepository<TagKey>(em, TagKeySchema));
     this.tagValue = byIds(tagValues);
 
-    const secretFields = ['deployment', 'name', 'position', ...(mayReadSecrets ? ['valueCiphertext'] : [])];
-    this.secretsOfDeployment = new DataLoader((ids) =>
-      leanRowsGroupedBy<SecretRow>(em, SecretSchema, 'deployment', 'deployment_id', ids, { fields: secretFields, orderBy: [{ position: 'asc' }] }));
-    this.secretReferencesOfDeployment = new DataLoader((ids) =>
-      leanRowsGroupedBy<SecretReferenceRow>(em, SecretReferenceSchema, 'deployment', 'deployment_id', ids, { orderBy: [{ position: 'asc' }] }));
+    // Secrets and secret references arrive together (one statement for both relations of a whole page).
+    this.secretsAndReferences = new DataLoader((ids) => secretsAndReferencesOf(em, ids, mayReadSecrets));
     this.revisionsOfDeployment = new DataLoader((ids) =>
       revisions.findGroupedBy('deployment', ids, { createdAt: 'desc', id: 'desc' }));
     this.valuesOfTagKey = new DataLoader((ids) => tagValues.findGroupedBy('tagKey', ids, [alphabetical('value'), { id: 'asc' }]));

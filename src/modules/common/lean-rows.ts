@@ -5,7 +5,6 @@
 // (see the README's Performance section).
 import type { EntityName, QueryOrderMap } from '@mikro-orm/postgresql';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
-import { groupedByParent } from './batch-results.ts';
 
 /**
  * A timestamptz as the driver hands it over (MikroORM has pg return them as text, e.g.
@@ -26,17 +25,4 @@ export async function leanRows<Row>(
   if (options.limit !== undefined) qb.limit(options.limit);
   if (options.offset) qb.offset(options.offset);
   return (await qb.execute('all', false)) as Row[];
-}
-
-/**
- * Rows of many parents in one query, grouped by parent in the requested order: `parent` is the relation
- * property, `parentColumn` the column that holds its id.
- */
-export async function leanRowsGroupedBy<Row>(
-  em: TenantSafeEntityManager, entity: EntityName<any>, parent: string, parentColumn: string, parentIds: readonly string[],
-  options: { fields?: string[]; orderBy?: QueryOrderMap<object>[] } = {},
-): Promise<Row[][]> {
-  if (parentIds.length === 0) return [];
-  const rows = await leanRows<Row>(em, entity, { [parent]: { $in: [...new Set(parentIds)] } }, options);
-  return groupedByParent(parentIds, rows, (row) => (row as Record<string, string>)[parentColumn]!);
 }

@@ -48,3 +48,10 @@ export function scopeToTenant<T extends EntityManager>(em: T, tenantId: string):
   scoped.setFilterParams(TENANT_FILTER, { tenantId } satisfies TenantFilterArgs);
   return scoped;
 }
+
+/** The tenant an EntityManager is scoped to, for the few hand-written statements; throws when it has none. */
+export function scopedTenantId(em: EntityManager, entityName: string): string {
+  const args = em.getFilterParams<Partial<TenantFilterArgs>>(TENANT_FILTER);
+  if (typeof args?.tenantId !== 'string' || args.tenantId === '') throw new TenantScopeMissingError(entityName);
+  return args.tenantId;
+}

@@ -34,12 +34,12 @@ builder.node(DeploymentRef, {
     secrets: t.field({
       type: [SecretRef],
       description: 'Secret values, in their stored order (values need the read-secrets scope).',
-      resolve: (d, _args, ctx) => ctx.loaders.secretsOfDeployment.load(d.id),
+      resolve: async (d, _args, ctx) => (await ctx.loaders.secretsAndReferences.load(d.id)).secrets,
     }),
     secretReferences: t.field({
       type: [SecretReferenceRef],
       description: 'Environment variables read from named secrets, in their stored order.',
-      resolve: (d, _args, ctx) => ctx.loaders.secretReferencesOfDeployment.load(d.id),
+      resolve: async (d, _args, ctx) => (await ctx.loaders.secretsAndReferences.load(d.id)).references,
     }),
     createdAt: t.expose('created_at', { type: 'DateTime', description: 'Creation time; the list is ordered by it, newest first.' }),
     updatedAt: t.expose('updated_at', { type: 'DateTime', description: 'Last update time.' }),

@@ -1,0 +1,39 @@
+// The secrets and secret references of many deployments in one statement. Pages and dashboards read both:
+// one round trip instead of two, and no query building on the hottest path (see README, Performance).
+// Hand-written SQL, so the tenant condition is written out too, from the EntityManager's own scope.
+import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
+import { groupedByParent } from '../common/batch-results.ts';
+import { scopedTenantId } from '../common/tenant-scope.ts';
+import type { SecretReferenceRow, SecretRow } from './deployment-row.ts';
+
+export interface SecretsOfDeployment {
+  secrets: SecretRow[];
+  references: SecretReferenceRow[];
+}
+
+type ListedRow = SecretRow & Partial<SecretReferenceRow> & { is_reference: boolean };
+
+/** Ciphertexts are read only when the caller may see secret values. */
+const statement = (withCiphertexts: boolean) => `
+  select deployment_id, false as is_reference, position, name, ${withCiphertexts ? 'value_ciphertext' : 'null::bytea as value_ciphertext'},
+         null::text as secret_name, null::text as secret_key
+    from secret where tenant_id = ? and deployment_id in (?)
+  union all
+  select deployment_id, true, position, name, null, secret_name, secret_key
+    from secret_reference where tenant_id = ? and deployment_id in (?)
+  order by is_reference, position`;
+
+export async function secretsAndReferencesOf(
+  em: TenantSafeEntityManager, deploymentIds: readonly string[], withCiphertexts: boolean,
+): Promise<SecretsOfDeployment[]> {
+  if (deploymentIds.length === 0) return [];
+  const tenantId = scopedTenantId(em, 'Secret');
+  const ids = [...new Set(deploymentIds)];
+  const rows = await em.getConnection().execute<ListedRow[]>(statement(withCiphertexts), [tenantId, ids, tenantId, ids]);
+  const secrets = groupedByParent(deploymentIds, rows.filter((row) => !row.is_reference), (row) => row.deployment_id);
+  const references = groupedByParent(deploymentIds, rows.filter((row) => row.is_reference), (row) => row.deployment_id);
+  return deploymentIds.map((_, i) => ({
+    secrets: secrets[i]!.map(({ deployment_id, name, value_ciphertext }) => ({ deployment_id, name, ...(withCiphertexts && { value_ciphertext: value_ciphertext! }) })),
+    references: references[i]!.map(({ deployment_id, name, secret_name, secret_key }) => ({ deployment_id, name, secret_name: secret_name!, secret_key: secret_key! })),
+  }));
+}
