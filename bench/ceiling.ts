@@ -1,5 +1,5 @@
 // The ceiling: what serving GET /v2/deployments costs with nothing but `pg` and JSON.stringify. The same
-// page's SQL (the page, then its secrets and secret references), no ORM, no GraphQL, no validation.
+// page's SQL (the page, then its secrets and secret references together), no ORM, no GraphQL, no validation.
 // Usage: node bench/ceiling.ts <database-url> <tenant-id>   (prints "listening <port>")
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,12 +15,18 @@ async function page(limit: number, offset: number): Promise<string> {
     [tenantId, limit, offset],
   );
   const ids = rows.map((row) => row.id);
-  const [secrets, references] = await Promise.all([
-    // Only what the legacy JSON shows (a stricter ceiling than the gateway's, which also reads ciphertexts).
-    pool.query('select deployment_id, name from secret where tenant_id = $1 and deployment_id = any($2) order by position', [tenantId, ids]),
-    pool.query('select deployment_id, name, secret_name, secret_key from secret_reference where tenant_id = $1 and deployment_id = any($2) order by position', [tenantId, ids]),
-  ]);
-  return JSON.stringify({ resources: rows, secrets: secrets.rows, secret_references: references.rows, offset: offset + rows.length });
+  // Secrets and secret references in one statement, as the gateway reads them (src/modules/deployments/
+  // secret-listing.ts); only what the legacy JSON shows.
+  const { rows: secrets } = await pool.query(
+    `select deployment_id, false as is_reference, position, name, null::text as secret_name, null::text as secret_key
+       from secret where tenant_id = $1 and deployment_id = any($2)
+     union all
+     select deployment_id, true, position, name, secret_name, secret_key
+       from secret_reference where tenant_id = $1 and deployment_id = any($2)
+     order by is_reference, position`,
+    [tenantId, ids],
+  );
+  return JSON.stringify({ resources: rows, secrets, offset: offset + rows.length });
 }
 
 const server = createServer((request, response) => {

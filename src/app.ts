@@ -12,13 +12,14 @@ import { useLegacyRest } from './rest/rest-plugin.ts';
 import { REST_ROUTES } from './rest/routes.ts';
 import { createGraphQLContext, type AppServices, type GraphQLContext } from './graphql/context.ts';
 import { graphqlLimitPlugins } from './limits/graphql-limits.ts';
+import { useAuthenticateFirst } from './graphql/authenticate-first.plugin.ts';
 import { createLogger, yogaLogger, type Logger } from './observability/logger.ts';
 import { Metrics } from './observability/metrics.ts';
 import { useOperationMetrics } from './observability/operation-metrics.plugin.ts';
 import { createRequestHandler } from './http/request-handler.ts';
 import { InFlightRequests } from './http/in-flight-requests.ts';
 import { useProbes } from './http/probes.plugin.ts';
-import { HEALTH_PATH, useRequestScope } from './http/request-scope.plugin.ts';
+import { useRequestScope } from './http/request-scope.plugin.ts';
 import { corsOptions } from './http/cors.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -59,19 +60,24 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     context: ({ request }) => createGraphQLContext(request, services),
     graphiql: graphiql ? graphiqlOptions(options.demoApiKey) : false,
     landingPage: false,
-    healthCheckEndpoint: HEALTH_PATH,
+    // Yoga answers any URL that *ends with* its health endpoint (`/v2/deployments?name_contains=/health`
+    // included) and cannot be switched off; a URL never contains a raw NUL, so this one never matches.
+    // /health is answered by the probes below, on its exact path.
+    healthCheckEndpoint: '\u0000',
     logging: yogaLogger(logger),
     cors: corsOptions(corsOrigins),
     // One operation per request: a batch would multiply the cost limits below by its length.
     batching: false,
     plugins: [
       useRequestScope(GRAPHQL_PATH),
-      // /ready and /metrics (Yoga itself answers /health): before everything else, without authentication.
+      // /health, /ready and /metrics: before everything else, without authentication.
       useProbes({ orm: services.orm, metrics, inFlight }),
       // A browser can only send a form or a GET without custom headers cross-site; neither gets executed.
       useCSRFPrevention({ requestHeaders: ['x-api-key', 'authorization', 'x-graphql-yoga-csrf'] }),
-      ...graphqlLimitPlugins({ introspection }),
+      useAuthenticateFirst(services),
+      // Before the limits, so that it also counts the operations they refuse.
       useOperationMetrics(metrics),
+      ...graphqlLimitPlugins({ introspection }),
       // Operations run compiled (graphql-jit, cached per document), except documents whose variables have
       // default values: graphql-jit 0.8 rejects an omitted `$x: Int! = 0`, which graphql-js accepts.
       useGraphQlJit({}, { enableIf: (args) => !hasVariableDefaults(args.document) }),

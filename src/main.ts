@@ -76,6 +76,16 @@ async function serve(config: Config, services: Services): Promise<Serving> {
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  // A signal during start-up (the embedded PostgreSQL runs detached, so it must not be left behind): noted,
+  // and acted on as soon as there is something to stop in order.
+  let stop: (signal: string) => void = (signal) => {
+    logger.info({ signal }, 'stopping as soon as start-up is complete');
+    stop = () => {};
+    stopRequested = signal;
+  };
+  let stopRequested: string | undefined;
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
   const metrics = new Metrics();
   const cipher = new SecretCipher(await resolveSecretsKey(config));
   const database = await openDatabase(config, {
@@ -114,8 +124,8 @@ async function main(): Promise<void> {
     logger.flush();
     process.exit(0);
   };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  stop = (signal) => void shutdown(signal);
+  if (stopRequested) return stop(stopRequested);
   console.log(serving.announcement);
 }
 

@@ -43,7 +43,7 @@ async function expectRefused(app: RunningApp, query: string, message: RegExp) {
   expect(status).toBe(400);
   expect(body.data).toBeUndefined();
   expect(body.errors[0]).toMatchObject({ message: expect.stringMatching(message), extensions: { code: 'QUERY_TOO_COMPLEX' } });
-  // Authentication may run (the context is built before validation); the page query must not.
+  // Authentication runs first (it may take one statement without the key cache); the page query must not.
   expect(statements - before).toBeLessThanOrEqual(1);
 }
 
@@ -66,6 +66,17 @@ describe('query limits', () => {
   it('refuses a query within the depth and alias limits that costs too much (the fullest page, three times)', async () => {
     const pages = [1, 2, 3].map((i) => `p${i}: deployments(limit: 100) { resources ${everything} }`).join(' ');
     await expectRefused(dev, `{ ${pages} }`, new RegExp(`cost limit of ${GRAPHQL_LIMITS.maxCost} exceeded`));
+  });
+
+  it('counts lists without a page argument too: walking a cycle of lists multiplies (repositories → integration → …)', async () => {
+    const { body } = await dev.graphql('{ integrations { uuid } }', auth());
+    const integrationId = body.data.integrations[0].uuid;
+    let selection = 'name';
+    for (let i = 0; i < 3; i++) selection = `repositories { integration { ${selection} } }`;
+    await expectRefused(dev, `{ repositories(integrationId: "${integrationId}") { integration { ${selection} } } }`, /cost limit/);
+    // One level of the same walk is an ordinary question.
+    const shallow = await dev.graphql(`{ repositories(integrationId: "${integrationId}") { integration { repositories { name } } } }`, auth());
+    expect(shallow.body.errors).toBeUndefined();
   });
 
   it('counts the page size whether it is written in the query or passed in a variable', async () => {
@@ -258,6 +269,21 @@ describe('CORS', () => {
 
   it('does not allow another origin', async () => {
     const response = await preflight(production, '/graphql', 'https://evil.example.net');
-    expect(response.headers.get('access-control-allow-origin')).not.toBe('https://evil.example.net');
+    // With one origin configured, the answer names that origin, which the browser compares and refuses.
+    expect(response.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    const answer = await fetch(`${production.url}/v2/deployments?limit=1`, { headers: { origin: 'https://evil.example.net', 'x-api-key': key } });
+    expect(answer.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+  });
+});
+
+describe('variables that do not fit the operation', () => {
+  it('are a request error (400, BAD_USER_INPUT) naming the variable, never run', async () => {
+    const query = 'query($n: Int!) { deployments(limit: $n) { offset } }';
+    for (const variables of [{ n: 'abc' }, {}]) {
+      const { status, body } = await dev.graphql(query, auth(), variables);
+      expect(status).toBe(400);
+      expect(body.data).toBeUndefined();
+      expect(body.errors[0]).toMatchObject({ message: expect.stringContaining('$n'), extensions: { code: 'BAD_USER_INPUT' } });
+    }
   });
 });

@@ -80,7 +80,8 @@ describe('secrets stay out of the logs', () => {
     await fetch(`${app.url}/v2/deployments?limit=100`, { headers: { authorization: `Bearer ${key}` } });
     // A client that puts its key in the query string by mistake: the access log shows the path, not the key.
     await fetch(`${app.url}/v2/deployments?limit=abc&api_key=${key}&token=${key}`, { headers: { 'x-api-key': key } });
-    await app.graphql(`{ deployments(filter: { nameContains: "${key}" }) { resources { name } } }`, { 'x-api-key': `${key}x` });
+    await app.graphql(`{ deployments(filter: { nameContains: "${key}" }) { resources { name } } }`, { 'x-api-key': key });
+    await app.graphql(`{ deployments(limit: 0, filter: { nameContains: "${key}" }) { resources { name } } }`, { 'x-api-key': key });
     // An unexpected failure, which is logged with its error.
     await db.query('alter table secret rename to secret_away');
     try {
@@ -104,6 +105,7 @@ describe('metrics', () => {
     await fetch(`${app.url}/v1/integrations/codehost/not-a-uuid/repos`, { headers: { 'x-api-key': key } });
     await app.graphql('query DashboardPage { deployments(limit: 1) { resources { name } } }', { 'x-api-key': key });
     await app.graphql('{ deployments(limit: 0) { resources { name } } }', { 'x-api-key': key });
+    await app.graphql('query TooDeep { deployments { resources { revisions { deployment { revisions { deployment { revisions { deployment { revisions { deployment { name } } } } } } } } } } }', { 'x-api-key': key });
     const response = await fetch(`${app.url}/metrics`);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await response.text();
@@ -113,7 +115,8 @@ describe('metrics', () => {
     expect(text).not.toContain('not-a-uuid');
     expect(text).toMatch(/graphql_operation_duration_seconds_count\{operation="DashboardPage",type="query"\} 1/);
     expect(text).toMatch(/graphql_operation_duration_seconds_count\{operation="LegacyListDeployments",type="query"\} [1-9]/);
-    expect(text).toMatch(/graphql_errors_total\{operation="anonymous",code="BAD_USER_INPUT"\} 1/);
+    expect(text).toMatch(/graphql_errors_total\{operation="anonymous",code="BAD_USER_INPUT"\} [1-9]/);
+    expect(text).toMatch(/graphql_errors_total\{operation="TooDeep",code="QUERY_TOO_COMPLEX"\} 1/);
     expect(text).toMatch(/db_pool_connections\{state="total"\} \d+/);
     expect(text).toMatch(/process_resident_memory_bytes \d+/);
   });
@@ -128,8 +131,14 @@ describe('metrics', () => {
 });
 
 describe('probes', () => {
-  it('/health answers while the process serves requests', async () => {
-    expect((await fetch(`${app.url}/health`)).status).toBe(200);
+  it('/health answers while the process serves requests, on its exact path only', async () => {
+    const health = await fetch(`${app.url}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    // Nothing else that merely ends in "/health" is taken for the probe.
+    const page = await fetch(`${app.url}/v2/deployments?limit=1&name_contains=/health`, { headers: { 'x-api-key': key } });
+    expect(await page.json()).toEqual({ resources: [], offset: 0 });
+    expect((await fetch(`${app.url}/v1/health`)).status).toBe(404);
   });
 
   it('/ready checks the database and the migrations', async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scopeToTenant, TenantScopeMissingError } from '../src/modules/common/tenant-scope.ts';
 import { DeploymentSchema } from '../src/modules/deployments/deployment.entity.ts';
 import { SecretSchema } from '../src/modules/deployments/secret.entity.ts';
+import { secretsAndReferencesOf } from '../src/modules/deployments/secret-listing.ts';
 import { TagValueSchema } from '../src/modules/deployments/tag.entity.ts';
 import { IntegrationSchema } from '../src/modules/integrations/integration.entity.ts';
 import { SourceRepositorySchema } from '../src/modules/integrations/source-repository.entity.ts';
@@ -82,6 +83,19 @@ describe('tenant filter', () => {
     await expect(db.orm.em.fork().find(TenantSchema, {})).rejects.toThrow(TenantScopeMissingError);
     await expect(acme.find(ApiKeySchema, {})).rejects.toThrow(CredentialsAccessError);
     await expect(acme.count(ApiKeySchema, {})).rejects.toThrow(CredentialsAccessError);
+  });
+
+  it("keeps the hand-written secrets listing within the scope: it throws without one, and never returns another tenant's secrets", async () => {
+    const withCiphertexts = true;
+    await expect(secretsAndReferencesOf(db.orm.em.fork() as never, [GLOBEX_DEPLOYMENT], withCiphertexts)).rejects.toThrow(TenantScopeMissingError);
+    const acme = scopeToTenant(db.orm.em, ACME);
+    const [own, foreign] = await secretsAndReferencesOf(acme, [ACME_DEPLOYMENT, GLOBEX_DEPLOYMENT], withCiphertexts);
+    expect(own!.secrets.length).toBeGreaterThan(0);
+    expect(own!.references.length).toBeGreaterThan(0);
+    expect(foreign).toEqual({ secrets: [], references: [] });
+    const globex = scopeToTenant(db.orm.em, GLOBEX);
+    const [ofGlobex] = await secretsAndReferencesOf(globex, [GLOBEX_DEPLOYMENT], withCiphertexts);
+    expect(ofGlobex!.secrets.map((secret) => secret.name)).toEqual(['OTHER_SECRET']);
   });
 
   it('rejects an empty tenant id as a scope', async () => {

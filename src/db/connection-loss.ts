@@ -4,9 +4,12 @@
 import { ConnectionException } from '@mikro-orm/core';
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE']);
-// SQLSTATE class 08 (connection exception), 57P01-57P03 (shutdown, cannot connect now), 53300 (too many connections)
-const UNAVAILABLE_SQLSTATES = /^(08...|57P0[123]|53300)$/;
-const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i;
+// SQLSTATE class 08 (connection exception), 57P01-57P03 (shutdown, cannot connect now), 53300 (too many
+// connections), 57014 (statement cancelled: DB_STATEMENT_TIMEOUT_MS, an overloaded or locked database)
+const UNAVAILABLE_SQLSTATES = /^(08...|57P0[123]|53300|57014)$/;
+// pg's own: a connection that dropped, a pool that could not hand one out in time, a server that stopped
+// answering a statement (query_timeout)
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i;
 
 export const RETRY_AFTER_SECONDS = 5;
 

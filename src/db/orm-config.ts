@@ -41,6 +41,8 @@ export function createOrmConfig({
     driverOptions: {
       // pg applies this both to opening a connection and to waiting for a free one in a full pool.
       connectionTimeoutMillis: timeouts.connectTimeoutMs,
+      // A server that vanished without closing its connections (a network partition) is noticed.
+      keepAlive: true,
       // Server side: PostgreSQL cancels the statement. Client side, a little later: a database that stopped
       // answering altogether (network partition) cannot hold a request either.
       // 0 means no limit (migrations: building an index on a large table may take minutes).

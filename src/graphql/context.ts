@@ -28,19 +28,20 @@ export interface GraphQLContext {
 }
 
 export async function createGraphQLContext(request: Request, services: AppServices): Promise<GraphQLContext> {
-  const principal = await authenticateWithinLimits(request, services);
+  const principal = authenticatedRequests.get(request) ?? await authenticateWithinLimits(request, services);
   const em = scopeToTenant(services.orm.em, principal.tenantId);
   return { principal, em, loaders: new RequestLoaders(em, principal.mayReadSecrets), cipher: services.cipher };
 }
 
-/** Who is asking, spending one request of their budget; an address that keeps failing is refused early. */
+/** Who is asking, spending one request of their budget; an address that keeps presenting wrong keys gets 429. */
 async function authenticateWithinLimits(request: Request, services: AppServices): Promise<Principal> {
   const { rateLimiter } = services;
   const scope = currentRequestScope();
-  const address = scope?.clientAddress;
-  if (rateLimiter && address) await rateLimiter.refuseBlockedAddress(address).catch(rateLimitToGraphQL);
   const principal = await authenticate(request.headers, services.orm.em, services.apiKeys).catch(async (error: unknown) => {
-    if (rateLimiter && address && error instanceof AuthError && error.reason === 'invalid-key') await rateLimiter.recordAuthFailure(address);
+    const address = scope?.clientAddress;
+    if (rateLimiter && address && error instanceof AuthError && error.reason === 'invalid-key') {
+      await rateLimiter.recordAuthFailure(address).catch(rateLimitToGraphQL);
+    }
     return authErrorToGraphQL(error);
   });
   if (scope) scope.tenantId = principal.tenantId;
@@ -49,4 +50,12 @@ async function authenticateWithinLimits(request: Request, services: AppServices)
     if (scope) scope.rateLimit = state;
   }
   return principal;
+}
+
+// A /graphql request is authenticated (and its budget spent) before its document is parsed and validated,
+// so that neither work is done for a caller without a valid key or budget; the context then reuses it.
+const authenticatedRequests = new WeakMap<Request, Principal>();
+
+export async function authenticateBeforeParsing(request: Request, services: AppServices): Promise<void> {
+  authenticatedRequests.set(request, await authenticateWithinLimits(request, services));
 }

@@ -1,6 +1,6 @@
-// Operational endpoints, answered before authentication and the REST routes: /ready (readiness: the database
-// answers, every migration is applied, not shutting down) and /metrics (Prometheus text format). Liveness is
-// Yoga's own /health (an empty 200 while the process serves requests).
+// Operational endpoints, answered before authentication and the REST routes: /health (liveness: the process
+// serves requests), /ready (readiness: the database answers, every migration is applied, not shutting down)
+// and /metrics (Prometheus text format).
 import type { Plugin } from 'graphql-yoga';
 import type { AppOrm } from '../db/orm-config.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -18,6 +18,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers } });
 
 type Check = 'ok' | string;
+const READY_CACHE_MS = 1000;
 
 export function useProbes({ orm, metrics, inFlight }: ProbeOptions): Plugin {
   // Applied migrations do not become pending again while the process runs; once seen complete, not re-read.
@@ -39,9 +40,17 @@ export function useProbes({ orm, metrics, inFlight }: ProbeOptions): Plugin {
     }
   }
 
+  // Probes need no key, so a flood of them must not take the pool from real requests: one check at a time,
+  // and its answer serves every probe for a second.
+  let lastCheck: { at: number; checks: Promise<{ database: Check; migrations: Check }> } | undefined;
+  function latestChecks() {
+    if (!lastCheck || Date.now() - lastCheck.at > READY_CACHE_MS) lastCheck = { at: Date.now(), checks: checkDatabase() };
+    return lastCheck.checks;
+  }
+
   async function ready(): Promise<Response> {
     if (inFlight.draining) return json(503, { status: 'unavailable', checks: { shutdown: 'in progress' } });
-    const checks = await checkDatabase();
+    const checks = await latestChecks();
     const ok = checks.database === 'ok' && checks.migrations === 'ok';
     return ok
       ? json(200, { status: 'ready', checks })
@@ -49,6 +58,7 @@ export function useProbes({ orm, metrics, inFlight }: ProbeOptions): Plugin {
   }
 
   const endpoints: Record<string, () => Promise<Response> | Response> = {
+    '/health': () => json(200, { status: 'ok' }),
     '/ready': ready,
     '/metrics': async () => new Response(await metrics.registry.metrics(), { headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' } }),
   };

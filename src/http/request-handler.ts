@@ -92,6 +92,7 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
       const route = scope.route ?? 'unmatched';
       const method = req.method ?? 'GET';
       metrics.httpRequests.inc({ route, method, status: String(res.statusCode) });
+      if (res.statusCode === 429) metrics.rateLimited.inc();
       metrics.httpDuration.observe({ route, method }, seconds);
       logger.info({
         requestId: scope.requestId, method, path: loggablePath(req.url), route, status: res.statusCode,
@@ -112,7 +113,11 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
           return yoga(req, res);
         },
         () => res.destroy(),
-      );
+      ).catch((error: unknown) => {
+        // Yoga answers its own errors; this is only what escapes it, which must not take the process down.
+        logger.error({ err: error }, 'request failed outside Yoga');
+        res.destroy();
+      });
     });
   };
 }

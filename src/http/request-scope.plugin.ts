@@ -4,19 +4,14 @@ import type { Plugin } from 'graphql-yoga';
 import { rateLimitHeaders } from '../graphql/errors.ts';
 import { currentRequestScope } from '../observability/request-scope.ts';
 
-export const HEALTH_PATH = '/health';
-
 export function useRequestScope(graphqlEndpoint: string): Plugin {
   return {
     onRequest({ url }) {
       const scope = currentRequestScope();
       if (scope && url.pathname === graphqlEndpoint) scope.route = graphqlEndpoint;
     },
-    onResponse({ request, response }) {
-      const scope = currentRequestScope();
-      // Yoga answers its liveness endpoint before any plugin's onRequest.
-      if (scope && !scope.route && new URL(request.url).pathname === HEALTH_PATH) scope.route = HEALTH_PATH;
-      const state = scope?.rateLimit;
+    onResponse({ response }) {
+      const state = currentRequestScope()?.rateLimit;
       if (!state || response.status === 429) return;
       for (const [name, value] of Object.entries(rateLimitHeaders(state))) response.headers.set(name, value);
     },

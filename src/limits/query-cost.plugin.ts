@@ -1,20 +1,46 @@
-// The cost of an operation as the number of fields it can resolve, with the page size it asks for: a field
-// costs 1, and a field that returns a page (limit, first, last, or a list of ids) costs its page size times
-// what is selected inside it (graphql-query-complexity, with variables and argument defaults applied).
+// The cost of an operation as the number of fields it can resolve: a field costs 1, and a field that returns
+// many costs their number times what is selected inside it: the page size it asks for (limit, first, last,
+// a list of ids; graphql-query-complexity applies variables and argument defaults), or an assumed length
+// for lists without a page argument.
 // graphql-armor's cost rule judges shape only (and multiplies by first/last only when written as literals),
 // so a page of 100 would cost the same as a page of 1 when the size comes in a variable.
-import { GraphQLError, type DocumentNode, type GraphQLSchema } from 'graphql';
+import {
+  getNullableType, GraphQLError, isListType, type DocumentNode, type GraphQLCompositeType, type GraphQLField, type GraphQLSchema,
+} from 'graphql';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 import type { Plugin } from 'graphql-yoga';
 
-/** A page argument (or a list of ids) multiplies the cost of everything selected inside the field. */
-const pageSizeEstimator: ComplexityEstimator = ({ args, childComplexity }) => {
-  const size = args.limit ?? args.first ?? args.last ?? (Array.isArray(args.ids) ? args.ids.length : undefined);
-  return typeof size === 'number' ? 1 + Math.max(1, size) * childComplexity : undefined;
+/** A connection asked for without `first` or `last` returns this many (deployment-list.graphql.ts). */
+const DEFAULT_PAGE_SIZE = 20;
+/**
+ * Lists without a page argument are assumed to be this long (their realistic upper range), so that walking a
+ * cycle (repositories → integration → repositories → …) multiplies as the result would. The items of a page
+ * (`resources`, `edges`) are already counted by the page size of the field above them.
+ */
+const ASSUMED_LIST_SIZES: Record<string, number> = {
+  'Query.repositories': 50, 'Query.managedRepositories': 50, 'Integration.repositories': 50,
+  'Query.integrations': 20, 'Query.tagKeys': 20, 'TagKey.values': 20,
+  'DeploymentPage.resources': 1, 'DeploymentConnection.edges': 1,
+};
+const DEFAULT_LIST_SIZE = 10;
+
+function sizeOf(type: GraphQLCompositeType, field: GraphQLField<unknown, unknown>, args: Record<string, unknown>): number | undefined {
+  const requested = args.limit ?? args.first ?? args.last ?? (Array.isArray(args.ids) ? args.ids.length : undefined);
+  if (typeof requested === 'number') return Math.max(1, requested);
+  if (field.args.some((arg) => arg.name === 'first')) return DEFAULT_PAGE_SIZE;
+  if (isListType(getNullableType(field.type))) return ASSUMED_LIST_SIZES[`${type.name}.${field.name}`] ?? DEFAULT_LIST_SIZE;
+  return undefined;
+}
+
+/** A field costs 1; one that returns many multiplies the cost of what is selected inside it. */
+const listSizeEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
+  const size = sizeOf(type, field, args);
+  return size === undefined ? undefined : 1 + size * childComplexity;
 };
 
-const estimators = [pageSizeEstimator, simpleEstimator({ defaultComplexity: 1 })];
+const estimators = [listSizeEstimator, simpleEstimator({ defaultComplexity: 1 })];
 const CACHED_VARIABLE_SETS = 64;
+const MAX_CACHED_KEY_LENGTH = 512;
 
 export function useQueryCostLimit(maxCost: number): Plugin {
   // The cost depends on the document and its variables only; REST routes and dashboards repeat both.
@@ -26,6 +52,8 @@ export function useQueryCostLimit(maxCost: number): Plugin {
     const cached = known?.get(key);
     if (cached !== undefined) return cached;
     const cost = getComplexity({ schema, query: document, variables: variables ?? {}, operationName, estimators });
+    // Large variable sets (a long id list) are not kept: the cache must stay small whatever clients send.
+    if (key.length > MAX_CACHED_KEY_LENGTH) return cost;
     if (!known) costs.set(document, (known = new Map()));
     if (known.size >= CACHED_VARIABLE_SETS) known.delete(known.keys().next().value!);
     known.set(key, cost);
@@ -37,8 +65,18 @@ export function useQueryCostLimit(maxCost: number): Plugin {
       let cost: number;
       try {
         cost = costOf(args.schema, args.document, args.variableValues ?? undefined, args.operationName ?? undefined);
-      } catch {
-        return; // variables that do not fit: execution reports them properly
+      } catch (error) {
+        // Variables that do not fit the operation: refused here as they would be by execution (never run
+        // without a cost).
+        const message = error instanceof GraphQLError ? error.message : 'Invalid variables.';
+        setResultAndStopExecution({
+          errors: [new GraphQLError(message, {
+            nodes: error instanceof GraphQLError ? error.nodes : undefined,
+            // A request error in GraphQL over HTTP's terms: 400 for application/graphql-response+json.
+            extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
+          })],
+        });
+        return;
       }
       if (cost > maxCost) {
         setResultAndStopExecution({

@@ -1,5 +1,5 @@
 // Per-API-key request budgets (a fixed one-minute window), and a budget of failed authentications per client
-// address so that guessing keys is refused before it reaches the database. In memory by default; in Redis
+// address, past which wrong keys get 429 instead of 401. In memory by default; in Redis
 // when REDIS_URL is set, so that replicas share one budget. If Redis cannot answer, each replica falls back to
 // its own in-memory budget rather than refusing or waving everything through.
 import { Redis } from 'ioredis';
@@ -95,16 +95,21 @@ export class RateLimiter {
     }
   }
 
-  /** Throws RateLimitExceeded while the address has used up its failed authentications. */
-  async refuseBlockedAddress(address: string): Promise<void> {
-    const spent = await this.authFailures.get(address);
-    if (spent && spent.consumedPoints >= AUTH_FAILURES_PER_MINUTE) {
+  /**
+   * Counts a failed authentication from an address; throws RateLimitExceeded once the address has failed
+   * more often than allowed this minute. Only failures count, and a key that verifies is never refused for
+   * its address: clients behind one proxy or NAT share an address.
+   */
+  async recordAuthFailure(address: string): Promise<void> {
+    let spent: RateLimiterRes;
+    try {
+      spent = await this.authFailures.penalty(address, 1);
+    } catch {
+      return; // the store failed and so did its fallback: the 401 stands on its own
+    }
+    if (spent.consumedPoints > AUTH_FAILURES_PER_MINUTE) {
       throw new RateLimitExceeded(stateOf(spent, AUTH_FAILURES_PER_MINUTE), 'address');
     }
-  }
-
-  async recordAuthFailure(address: string): Promise<void> {
-    await this.authFailures.penalty(address, 1).catch(() => {});
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 // Times every GraphQL execution (both doors: REST routes run named operations) and counts the errors in its
-// result by code. It also names the operation in the request scope, for the access log.
+// result, and in refused documents, by code. It also names the operation in the request scope, for the access log.
 import { getOperationAST, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Metrics } from './metrics.ts';
@@ -7,6 +7,14 @@ import { currentRequestScope } from './request-scope.ts';
 
 export function useOperationMetrics(metrics: Metrics): Plugin {
   return {
+    // Documents refused before execution (limits, unknown fields) count as errors of their operation too.
+    onValidate({ params }) {
+      return ({ valid, result }) => {
+        if (valid) return;
+        const operation = metrics.operationLabel(getOperationAST(params.documentAST)?.name?.value);
+        for (const error of result) metrics.graphqlErrors.inc({ operation, code: String(error.extensions?.code ?? 'GRAPHQL_VALIDATION_FAILED') });
+      };
+    },
     onExecute({ args }) {
       const operation = getOperationAST(args.document, args.operationName);
       const name = metrics.operationLabel(operation?.name?.value);
