@@ -68,6 +68,17 @@ describe('API key cache', () => {
     expect(await statusWith(key)).toBe(401);
   });
 
+  it('does not cache a key whose database read was overtaken by a revocation', async () => {
+    const verified = { apiKeyId: 'read-before-revocation', tenantIds: [ACME], mayReadSecrets: false };
+    const readStarted = cache.generation;
+    cache.evict(verified.apiKeyId); // the revocation arrives while the row is on its way
+    cache.set('hash-of-revoked-key', verified, readStarted);
+    expect(cache.get('hash-of-revoked-key')).toBeUndefined();
+    // A read that nothing overtook is cached as usual.
+    cache.set('hash-of-current-key', { ...verified, apiKeyId: 'current' }, cache.generation);
+    expect(cache.get('hash-of-current-key')?.apiKeyId).toBe('current');
+  });
+
   it('caches nothing while it cannot hear revocations', async () => {
     const key = await issueKey(db.orm.em, [ACME]);
     const deaf = new ApiKeyCache(); // never listening

@@ -17,6 +17,7 @@ const RECONNECT_MS = 1_000;
 export class ApiKeyCache {
   private readonly entries = new Map<string, { key: VerifiedKey; expires: number }>();
   private listening = false;
+  private changes = 0;
   private client: pg.Client | undefined;
   private stopped = false;
   private readonly onRevoked = (apiKeyId: string) => this.evict(apiKeyId);
@@ -33,13 +34,23 @@ export class ApiKeyCache {
     return entry.key;
   }
 
-  set(keyHash: string, key: VerifiedKey): void {
-    if (!this.listening) return;
+  /**
+   * Moves on with every revocation heard and every loss of the LISTEN connection. A key read from the database
+   * is cached only if nothing moved since the read began: a revocation that arrives while the read is in
+   * flight must not be overwritten by the (older) row the read returns.
+   */
+  get generation(): number {
+    return this.changes;
+  }
+
+  set(keyHash: string, key: VerifiedKey, readAtGeneration: number): void {
+    if (!this.listening || readAtGeneration !== this.changes) return;
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(keyHash, { key, expires: Date.now() + TTL_MS });
   }
 
   evict(apiKeyId: string): void {
+    this.changes++;
     for (const [hash, entry] of this.entries) if (entry.key.apiKeyId === apiKeyId) this.entries.delete(hash);
   }
 
@@ -86,6 +97,7 @@ export class ApiKeyCache {
   }
 
   private lose(): void {
+    this.changes++;
     this.listening = false;
     this.entries.clear();
   }

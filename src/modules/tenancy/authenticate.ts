@@ -38,10 +38,11 @@ async function verify(presented: string, em: EntityManager, cache: ApiKeyCache |
   const keyHash = hashApiKey(presented);
   const cached = cache?.get(keyHash);
   if (cached) return cached;
+  const generation = cache?.generation ?? 0;
   const apiKey = await em.fork().getRepository(ApiKeySchema).findByKeyHash(keyHash);
   if (!apiKey || apiKey.revokedAt) return undefined;
   const verified = { apiKeyId: apiKey.id, tenantIds: apiKey.tenants.getItems().map((t) => t.id), mayReadSecrets: apiKey.mayReadSecrets };
-  cache?.set(keyHash, verified);
+  cache?.set(keyHash, verified, generation);
   return verified;
 }
 
