@@ -1,10 +1,12 @@
 // npm run soak [-- --minutes 10 --connections 8 --sample-seconds 10 --warmup-seconds 20 --max-growth 1]
 // Not part of CI. Starts the service as `npm run bench` does (NODE_ENV=production, the benchmark dataset in
-// .data-bench or DATABASE_URL: `npm run bench:data` first), request logs and rate limiter included. Checks every service scenario of bench/scenarios.ts once, warms up, then drives all of
-// them as one mixed load (each connection cycles through the list) for the chosen time. Every sample interval
-// it prints the interval's throughput, p99 and failures and the service's memory: RSS from /proc, V8 heap used
-// from its /metrics. At the end: requests, errors by kind, latency percentiles, memory at the start of the
-// steady state and at the end, and the memory trend; the same goes to bench/results/soak-<date>.json.
+// .data-bench or DATABASE_URL: `npm run bench:data` first; request logs and the rate limiter included). Checks
+// every service scenario of bench/scenarios.ts once, warms up, then drives all of them as one mixed load
+// (each connection cycles through the list) for the chosen time. Every sample interval it prints the
+// interval's throughput, p99 and failures and the service's memory: RSS from /proc, and from its /metrics
+// the V8 heap (used, committed) and the memory of Buffers outside it (external). At the end: requests,
+// errors by kind, latency percentiles, memory at the start of the steady state and at the end, and the
+// memory trend; the same goes to bench/results/soak-<date>.json.
 // Exit code 1 on any error or a growth trend, 130 when interrupted (Ctrl-C stops the load and still reports).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -191,6 +193,9 @@ interface Sample {
   heapUsedMb: number | null;
   heapLowMb: number | null;
   heapHighMb: number | null;
+  /** V8 heap committed (what the heap holds from the system, used or not) and Buffer memory outside it, at the end of the interval. */
+  heapCommittedMb: number | null;
+  externalLowMb: number | null;
 }
 
 interface Trend {
@@ -253,9 +258,9 @@ try {
   if (interrupted) throw new Error('interrupted during warm-up');
 
   console.log(`Soak: ${clock(durationSeconds)} of mixed load over ${connections} connections, a sample every ${sampleSeconds} s (memory read every ${POLL_MS} ms)\n`);
-  console.log(' elapsed   req/s  p99 ms  failed   RSS MB  heap MB (low-high)');
+  console.log(' elapsed   req/s  p99 ms  failed   RSS MB  heap MB (low-high)  committed  external (low)');
   const samples: Sample[] = [];
-  let interval = { responses: 0, failed: 0, latencies: [] as number[], rss: NaN, heap: [] as number[] };
+  let interval = { responses: 0, failed: 0, latencies: [] as number[], rss: NaN, heap: [] as number[], committed: NaN, external: [] as number[] };
   let done = false;
   const soakStart = performance.now();
   const soak = load(baseUrl, durationSeconds, {
@@ -279,13 +284,17 @@ try {
       if (done) break;
       const text = await scrape(baseUrl);
       interval.rss = rssOf(pid);
-      if (text !== undefined) interval.heap.push(metric(text, 'nodejs_heap_size_used_bytes'));
+      if (text !== undefined) {
+        interval.heap.push(metric(text, 'nodejs_heap_size_used_bytes'));
+        interval.committed = metric(text, 'nodejs_heap_size_total_bytes');
+        interval.external.push(metric(text, 'nodejs_external_memory_bytes'));
+      }
       const now = performance.now();
       nextPoll = Math.max(nextPoll + POLL_MS, now);
       if (now < nextSample - POLL_MS / 2) continue;
       while (nextSample <= now + POLL_MS / 2) nextSample += sampleSeconds * 1000;
       const closed = interval;
-      interval = { responses: 0, failed: 0, latencies: [], rss: NaN, heap: [] };
+      interval = { responses: 0, failed: 0, latencies: [], rss: NaN, heap: [], committed: NaN, external: [] };
       const latencies = closed.latencies.sort((a, b) => a - b);
       const sample: Sample = {
         seconds: Math.round((now - soakStart) / 1000), requestsPerSecond: closed.responses / ((now - intervalStart) / 1000),
@@ -293,10 +302,12 @@ try {
         heapUsedMb: closed.heap.length ? closed.heap.at(-1)! / MB : null,
         heapLowMb: closed.heap.length ? Math.min(...closed.heap) / MB : null,
         heapHighMb: closed.heap.length ? Math.max(...closed.heap) / MB : null,
+        heapCommittedMb: Number.isNaN(closed.committed) ? null : closed.committed / MB,
+        externalLowMb: closed.external.length ? Math.min(...closed.external) / MB : null,
       };
       intervalStart = now;
       samples.push(sample);
-      console.log(`${clock(sample.seconds).padStart(8)}  ${sample.requestsPerSecond.toFixed(0).padStart(6)}  ${String(sample.p99Ms ?? '-').padStart(6)}  ${String(sample.failed).padStart(6)}  ${mb(sample.rssMb).padStart(7)}  ${mb(sample.heapUsedMb).padStart(4)} (${mb(sample.heapLowMb)}-${mb(sample.heapHighMb)})`);
+      console.log(`${clock(sample.seconds).padStart(8)}  ${sample.requestsPerSecond.toFixed(0).padStart(6)}  ${String(sample.p99Ms ?? '-').padStart(6)}  ${String(sample.failed).padStart(6)}  ${mb(sample.rssMb).padStart(7)}  ${mb(sample.heapUsedMb).padStart(4)} (${mb(sample.heapLowMb)}-${mb(sample.heapHighMb)})`.padEnd(55) + `${mb(sample.heapCommittedMb).padStart(9)}  ${mb(sample.externalLowMb).padStart(13)}`);
     }
   })();
   const result = await soak;
@@ -318,7 +329,13 @@ try {
   const heapPoints = steady.filter((s) => s.heapLowMb !== null).map((s) => ({ seconds: s.seconds, mb: s.heapLowMb! }));
   const rssPoints = steady.filter((s) => !Number.isNaN(s.rssMb)).map((s) => ({ seconds: s.seconds, mb: s.rssMb }));
   const steadySpan = steady.length ? steady.at(-1)!.seconds - steadyFrom : 0;
-  const memory = heapPoints.length >= 3 && rssPoints.length >= 3 ? { heapUsed: trend(heapPoints), rss: trend(rssPoints) } : undefined;
+  const externalPoints = steady.filter((s) => s.externalLowMb !== null).map((s) => ({ seconds: s.seconds, mb: s.externalLowMb! }));
+  const memory = heapPoints.length >= 3 && rssPoints.length >= 3
+    ? { heapUsed: trend(heapPoints), ...(externalPoints.length >= 3 && { external: trend(externalPoints) }), rss: trend(rssPoints) }
+    : undefined;
+  // Not judged (V8 keeps what its peaks needed), shown because RSS follows it.
+  const committedPoints = steady.filter((s) => s.heapCommittedMb !== null).map((s) => ({ seconds: s.seconds, mb: s.heapCommittedMb! }));
+  const committed = committedPoints.length >= 3 ? trend(committedPoints) : undefined;
   const conclusive = !!memory && Math.min(heapPoints.length, rssPoints.length) >= GROWTH.minSamples && steadySpan >= GROWTH.minSteadySeconds;
   const growing = memory ? Object.entries(memory).filter(([, t]) => !t.ok).map(([name]) => name) : [];
   const verdict = !conclusive
@@ -340,7 +357,8 @@ try {
     memory
       ? [
           `Memory after the first ${GROWTH.steadyAfter * 100}% (from ${clock(steady[0]!.seconds)}, ${steady.length} samples), threshold ${GROWTH.maxMbPerMinute} MB/min (≈ ${bytesPerRequest.toFixed(0)} B per request at this rate) and last third ≤ second third + ${GROWTH.maxThirdIncrease * 100}%:`,
-          ...Object.entries(memory).map(([name, t]) => `  ${(name === 'rss' ? 'RSS' : 'heap used (low)').padEnd(16)} ${t.from.toFixed(1)} → ${t.to.toFixed(1)} MB (${(t.to - t.from >= 0 ? '+' : '') + (t.to - t.from).toFixed(1)}), slope ${t.slopeMbPerMinute.toFixed(2)} MB/min, second third ${t.secondThirdMb.toFixed(1)}, last third ${t.lastThirdMb.toFixed(1)} MB (${((t.lastThirdMb / t.secondThirdMb - 1) * 100).toFixed(1)}%): ${t.ok ? 'ok' : conclusive ? 'GROWTH' : 'over the limits'}`),
+          ...Object.entries(memory).map(([name, t]) => `  ${({ rss: 'RSS', external: 'external (low)', heapUsed: 'heap used (low)' }[name] ?? name).padEnd(16)} ${t.from.toFixed(1)} → ${t.to.toFixed(1)} MB (${(t.to - t.from >= 0 ? '+' : '') + (t.to - t.from).toFixed(1)}), slope ${t.slopeMbPerMinute.toFixed(2)} MB/min, second third ${t.secondThirdMb.toFixed(1)}, last third ${t.lastThirdMb.toFixed(1)} MB (${((t.lastThirdMb / t.secondThirdMb - 1) * 100).toFixed(1)}%): ${t.ok ? 'ok' : conclusive ? 'GROWTH' : 'over the limits'}`),
+          ...(committed ? [`  (heap committed ${committed.from.toFixed(1)} → ${committed.to.toFixed(1)} MB, slope ${committed.slopeMbPerMinute.toFixed(2)} MB/min: not judged; V8 keeps the pages its peaks needed, and RSS includes them)`] : []),
         ].join('\n')
       : `Memory: ${samples.length ? `RSS ${mb(samples[0]!.rssMb)} → ${mb(samples.at(-1)!.rssMb)} MB, heap used (low) ${mb(samples[0]!.heapLowMb)} → ${mb(samples.at(-1)!.heapLowMb)} MB` : 'no samples'}`,
     `Verdict: ${errorCount > 0 ? `${errorCount} ERRORS; ` : 'no errors; '}${verdict}`,
