@@ -34,6 +34,8 @@ function sizeOf(type: GraphQLCompositeType, field: GraphQLField<unknown, unknown
 
 /** A field costs 1; one that returns many multiplies the cost of what is selected inside it. */
 const listSizeEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
+  // Introspection (`__schema`, `__type`) is free, like in the other limits: GraphiQL must always load.
+  if (field.name.startsWith('__')) return 0;
   const size = sizeOf(type, field, args);
   return size === undefined ? undefined : 1 + size * childComplexity;
 };
