@@ -77,10 +77,11 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   // A signal during start-up (the embedded PostgreSQL runs detached, so it must not be left behind): noted,
-  // and acted on as soon as there is something to stop in order.
+  // and acted on as soon as there is something to stop in order. A second one quits at once (the next start
+  // stops a PostgreSQL left behind).
   let stop: (signal: string) => void = (signal) => {
-    logger.info({ signal }, 'stopping as soon as start-up is complete');
-    stop = () => {};
+    logger.info({ signal }, 'stopping as soon as start-up is complete (again to quit at once)');
+    stop = () => process.exit(130);
     stopRequested = signal;
   };
   let stopRequested: string | undefined;
