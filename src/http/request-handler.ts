@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { requestIdFrom, runInRequestScope, type RequestScope } from '../observability/request-scope.ts';
-import { InFlightRequests } from './in-flight-requests.ts';
+import type { InFlightRequests } from './in-flight-requests.ts';
 
 type NodeListener = (req: IncomingMessage, res: ServerResponse) => unknown;
 
