@@ -1,4 +1,4 @@
-// API keys and tenants over real HTTP (contract.md "Authentication and tenants"), including the attacks:
+// API keys and tenants over real HTTP (docs/decisions.md#authentication-and-tenants), including the attacks:
 // revoked keys, forged keys, asking for a tenant the key was not granted, reaching other tenants by id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../src/modules/tenancy/api-key.service.ts';

@@ -1,4 +1,4 @@
-// The deployment listing over GraphQL (contract.md "Deployment listing"): every filter, alone and combined,
+// The deployment listing over GraphQL (docs/decisions.md#deployment-listing): every filter, alone and combined,
 // offset pages and Relay connections walked end to end, cursors across inserts, argument errors. Expected
 // lists come from an independent oracle over the imported document (test/support/deployment-oracle.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

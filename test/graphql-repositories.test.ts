@@ -1,4 +1,4 @@
-// Repository listings over GraphQL (contract.md "Repository listing"): `repositories` for code-host
+// Repository listings over GraphQL (docs/decisions.md#repository-listing): `repositories` for code-host
 // integrations, `managedRepositories` for managed ones, `integrations(kind:)`. Expectations are derived from
 // the import documents (the shared fixture plus REPOSITORIES_DOCUMENT), never written out field by field.
 import { randomUUID } from 'node:crypto';
@@ -206,7 +206,8 @@ describe('repository listings', () => {
 });
 
 // Production servers usually have a linguistic default collation (en_US.UTF-8, ICU), not the C collation of
-// the embedded test server. The listing order is part of the contract, so it must not change with it.
+// the embedded test server. The listing order is part of the interface (docs/decisions.md#ordering), so it
+// must not change with it.
 describe('repository order on a database with a linguistic collation', () => {
   let db: CollatedDatabase | null;
   let app: RunningApp;

@@ -1,6 +1,7 @@
-// Tenant isolation over GraphQL (contract.md: "Another tenant's integration or deployment is indistinguishable
-// from one that does not exist"). The ids of GLOBEX's objects are read from the API with a key that may see
-// GLOBEX, then used from ACME: every entry point (node, nodes, listings, filters, nested fields) must hide them.
+// Tenant isolation over GraphQL (docs/decisions.md#tenant-isolation: "Another tenant's objects are
+// indistinguishable from objects that do not exist"). The ids of GLOBEX's objects are read from the API with a
+// key that may see GLOBEX, then used from ACME: every entry point (node, nodes, listings, filters, nested
+// fields) must hide them.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';

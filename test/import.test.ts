@@ -1,4 +1,4 @@
-// The import (contract.md "Loading data"): a document round-trips to the records the service serves, a
+// The import (docs/decisions.md#data-import): a document round-trips to the records the service serves, a
 // re-import changes nothing, changes are applied and counted, and a bad document is rejected whole.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
-// Every error answer of the REST door, byte for byte as the original FastAPI service gives it (contract.md):
-// authentication and tenants, unknown paths and methods, HEAD, trailing slashes, another tenant's
-// integration, and the 422 bodies of pydantic v2 for each kind of invalid parameter.
+// Every error answer of the REST door, byte for byte as the original FastAPI service gives it
+// (docs/decisions.md#rest-errors): authentication and tenants, unknown paths and methods, HEAD, trailing
+// slashes, another tenant's integration, and the 422 bodies of pydantic v2 for each kind of invalid parameter.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../src/modules/tenancy/api-key.service.ts';
 import { displayPrefix } from '../src/modules/tenancy/api-key-secret.ts';

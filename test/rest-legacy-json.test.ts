@@ -1,5 +1,5 @@
 // The legacy JSON of GET /v2/deployments and the /v1 repository listings, as a legacy client reads it: the
-// whole response text against JSON written by hand from service-spec.md / contract.md (key order, nulls,
+// whole response text against JSON written by hand from docs/legacy-api.md and docs/decisions.md (key order, nulls,
 // number types, masking), then the filters of GET /v2/deployments end to end over the fixture's data.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
@@ -15,7 +15,7 @@ import {
 
 const ACME_SECRETS: [string, string] = ['sk_live_fixture_Zq8', 'correct horse battery staple'];
 const UNKNOWN = '0f0f0f0f-0000-4000-8000-000000000000';
-// Objects whose content is free-form (service-spec "not shown"): the walk below compares their content only.
+// Objects whose content is free-form (docs/legacy-api.md#free-form-objects): the walk below compares their content only.
 const FREE_FORM = new Set(['labels', 'annotations', 'configMap', 'secret', 'emptyDir', 'persistentVolumeClaim', 'nfs', 'projected',
   'downwardAPI', 'csi', 'valueFrom', 'envFrom', 'limits', 'requests', 'securityContext']);
 

@@ -1,4 +1,4 @@
-// The REST door's OpenAPI 3.1 document (contract.md "Other REST behaviour"): a valid document listing every
+// The REST door's OpenAPI 3.1 document (docs/decisions.md#other-rest-behaviour): a valid document listing every
 // route with its parameters and responses, the /docs page, and real responses (200 pages, repository
 // listings and every error status) validated against the schema the document declares for them.
 import { Validator } from '@seriousme/openapi-schema-validator';

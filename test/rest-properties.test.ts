@@ -1,4 +1,4 @@
-// Random requests against the live REST door (contract.md "Deployment listing", "Repository listing"):
+// Random requests against the live REST door (docs/decisions.md#deployment-listing, #repository-listing):
 // thousands of query strings for GET /v2/deployments, mixing valid and hostile values for the nine
 // parameters, and random path segments for the repository listings. Expected outcomes come from an
 // independent model of FastAPI/pydantic (test/support/rest-query-model.ts), never from src/rest.

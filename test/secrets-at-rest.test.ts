@@ -1,4 +1,4 @@
-// Secret values are encrypted at rest (contract.md "Authentication and tenants"): after an import no value
+// Secret values are encrypted at rest (docs/decisions.md#secrets-at-rest): after an import no value
 // is stored in plaintext anywhere, and a ciphertext only opens with the right key on the row it was made for.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// npm run import -- <file.json>   (contract.md "Loading data")
+// npm run import -- <file.json>   (docs/decisions.md#data-import)
 import fs from 'node:fs/promises';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';

@@ -1,4 +1,4 @@
-// The import document (contract.md "Loading data"). Strict: an unknown key is an error, because a typo
+// The import document (docs/decisions.md#data-import). Strict: an unknown key is an error, because a typo
 // would otherwise drop data silently. Deployment records use the legacy shape, exactly as
 // GET /v2/deployments returns it, plus `remote_reconciled`, `tag_value_ids` and optional `revisions`.
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// An independent model of the deployment listing (contract.md "Deployment listing"), computed in plain
+// An independent model of the deployment listing (docs/decisions.md#deployment-listing), computed in plain
 // JavaScript over an import document, to compare the GraphQL answers with. Shares no code with src/.
 import { buildDemoDocument } from '../../src/demo/demo-dataset.ts';
 

@@ -1,5 +1,5 @@
-// The legacy REST bodies for test/fixtures/full-import.json, written out by hand from service-spec.md and
-// contract.md (nothing here is computed by src/): keys in the specification's order, every declared key
+// The legacy REST bodies for test/fixtures/full-import.json, written out by hand from docs/legacy-api.md and
+// docs/decisions.md (nothing here is computed by src/): keys in the legacy order, every declared key
 // present (null when absent), lower-case `source` / `deployment_type`, timestamps as `…T…:…:….sssZ`.
 // Free-form maps (labels, volume sources, securityContext, …) keep their content; their keys come back in
 // PostgreSQL jsonb's order (shorter keys first, then bytewise), which JSON does not give a meaning. Also the extra integrations rest-legacy-json.test.ts imports on top of the fixture.

@@ -1,5 +1,6 @@
 // Integrations imported on top of the shared fixture by graphql-repositories.test.ts, and the listing a
-// document implies: contract.md orders repositories by owner, then name (case-insensitive), then code-host id.
+// document implies: docs/decisions.md#ordering orders repositories by owner, then name (case-insensitive), then
+// code-host id.
 import { ACME, GLOBEX } from './fixtures.ts';
 import type { Doc, DocIntegration } from './graphql-expect.ts';
 

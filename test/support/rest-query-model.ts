@@ -1,4 +1,4 @@
-// An independent model of GET /v2/deployments' query parameters (contract.md "Deployment listing"): which
+// An independent model of GET /v2/deployments' query parameters (docs/decisions.md#deployment-listing): which
 // values FastAPI with pydantic v2 (lax mode) accepts, and which deployments a valid query matches. Written
 // from pydantic-core's observed behaviour (checked against pydantic 2.13 / pydantic-core 2.46 while
 // authoring); shares no code with src/rest.

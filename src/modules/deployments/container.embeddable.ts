@@ -1,6 +1,7 @@
 // Kubernetes-shaped pieces of a resource spec. Their JSON keys keep Kubernetes' own camelCase
 // (`mountPath`, `imagePullPolicy`), which is what legacy clients send and read, hence the explicit
-// field names. Free-form objects whose contents the specification leaves open stay plain JSON.
+// field names. Free-form objects whose contents the legacy interface leaves open stay plain JSON
+// (docs/legacy-api.md#free-form-objects).
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
 type JsonObject = Record<string, unknown>;

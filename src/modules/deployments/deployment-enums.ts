@@ -1,4 +1,4 @@
-// Value sets settled by contract.md (the specification leaves them open).
+// Value sets the original leaves open, as this project settles them (docs/decisions.md#value-sets).
 export const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const;
 export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
 

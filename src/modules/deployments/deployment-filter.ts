@@ -1,4 +1,5 @@
-// The filters of GET /v2/deployments (contract.md), shared by both doors: every field narrows the list (AND).
+// The filters of GET /v2/deployments (docs/decisions.md#deployment-filters), shared by both doors: every field
+// narrows the list (AND).
 import type { FilterQuery } from '@mikro-orm/postgresql';
 import type { Deployment } from './deployment.entity.ts';
 import type { DeploymentStatus, DeploymentType } from './deployment-enums.ts';

@@ -1,5 +1,5 @@
-// The legacy deployment record (service-spec "Deployment record", plus `status`, `source` and
-// `source_config.deployment_type` as contract.md adds). Keys are declared in the specification's order;
+// The legacy deployment record (docs/legacy-api.md#deployment-record, with `status`, `source` and
+// `source_config.deployment_type` as the original serves them). Keys are declared in the legacy order;
 // this schema validates imports and, through withDeclaredKeys, shapes every record we emit.
 import { z } from 'zod';
 import {

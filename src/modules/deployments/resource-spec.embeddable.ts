@@ -1,5 +1,5 @@
-// Scaling and compute settings of a deployment (service-spec "Resource specification"). Stored as jsonb
-// with the legacy snake_case keys. Fields the specification calls "numbers" may be fractional; the
+// Scaling and compute settings of a deployment (docs/legacy-api.md#resource-specification). Stored as jsonb
+// with the legacy snake_case keys. Fields the legacy interface calls "numbers" may be fractional; the
 // orchestrator, executor and db groups are only "numeric", so they are kept as numbers too rather than
 // truncated to integers.
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';

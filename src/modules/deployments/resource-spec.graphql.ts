@@ -96,7 +96,8 @@ const integers: Described = {
   redisMemoryLimitMb: 'Memory limit of Redis, in MB.',
 };
 
-// The specification calls these "numeric" or "numbers": fractional values are kept as they are.
+// The legacy interface calls these "numeric" or "numbers" (docs/legacy-api.md#resource-specification):
+// fractional values are kept as they are.
 const numbers: Described = {
   cpu: 'CPU request of the main workload, in cores.',
   cpuLimit: 'CPU limit of the main workload, in cores.',

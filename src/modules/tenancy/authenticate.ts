@@ -1,4 +1,4 @@
-// Who is calling and for which tenant (contract.md "Authentication and tenants"), shared by both doors.
+// Who is calling and for which tenant (docs/decisions.md#authentication-and-tenants), shared by both doors.
 // The messages are the legacy REST bodies, word for word; GraphQL carries the same text.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKeySchema } from './api-key.entity.ts';
