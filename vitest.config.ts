@@ -7,7 +7,8 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
   },
   test: {
-    include: ['test/**/*.test.ts'],
+    // TEST_EXIT_CODE_PROBE=1 runs only the deliberately failing probe (see .ci/run), never part of the suite.
+    include: process.env.TEST_EXIT_CODE_PROBE === '1' ? ['test/exit-code-probe/*.probe.ts'] : ['test/**/*.test.ts'],
     // One PostgreSQL for the run (embedded, or TEST_DATABASE_URL); every test file creates its own database.
     globalSetup: ['test/support/global-postgres.ts'],
     testTimeout: 30_000,

@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type ServiceProcess } from './support/service-process.ts';
 
 const WORKERS = 16;
-const LOAD_BEFORE_SIGNAL_MS = 1000;
 /** Workers give up this long after the signal, whatever happens (the test then fails on the counts). */
 const WORKER_DEADLINE_MS = 20_000;
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -76,6 +75,9 @@ interface Result {
   id: string;
   start: number;
   end: number;
+  /** Order of events (a request sent, a request ended, the signal): milliseconds cannot order what happens in one. */
+  startStep: number;
+  endStep: number;
   /**
    * ok: a complete 200; refused: the connection was never accepted; queued: reset while it still waited in the
    * kernel's listen queue (see below); retry: see the keep-alive case; failed: anything else.
@@ -88,9 +90,15 @@ interface Result {
 }
 
 let sequence = 0;
+let step = 0;
+const nextStep = () => ++step;
+/** Before, across, after the signal, by the order of events. */
+const endedBefore = (r: Result, signalStep: number) => r.endStep < signalStep;
+const inFlightAt = (r: Result, signalStep: number) => r.startStep < signalStep && r.endStep > signalStep;
 
 function request(port: number, kind: Kind, agent: http.Agent | false): Promise<Result> {
   const start = Date.now();
+  const startStep = nextStep();
   const id = `test-${process.pid}-${++sequence}`;
   const body = kind === 'graphql' ? JSON.stringify({ query: HEAVY_QUERY }) : undefined;
   const headers: http.OutgoingHttpHeaders = {
@@ -102,10 +110,10 @@ function request(port: number, kind: Kind, agent: http.Agent | false): Promise<R
   return new Promise((resolve) => {
     let settled = false;
     let gotResponse = false;
-    const done = (result: Omit<Result, 'kind' | 'id' | 'start' | 'end' | 'reusedSocket'>) => {
+    const done = (result: Omit<Result, 'kind' | 'id' | 'start' | 'end' | 'startStep' | 'endStep' | 'reusedSocket'>) => {
       if (settled) return;
       settled = true;
-      resolve({ kind, id, start, end: Date.now(), reusedSocket: req.reusedSocket, ...result });
+      resolve({ kind, id, start, end: Date.now(), startStep, endStep: nextStep(), reusedSocket: req.reusedSocket, ...result });
     };
     const req = http.request({
       host: '127.0.0.1', port, agent, headers,
@@ -146,18 +154,38 @@ function request(port: number, kind: Kind, agent: http.Agent | false): Promise<R
   });
 }
 
-/** Runs the workers until every one has been refused a connection (or the deadline passes). */
+/**
+ * Runs the workers until every one has been refused a connection (or the deadline passes). `reached(test)`
+ * resolves once the results so far pass `test`: the signal is sent on an event of the load (enough requests
+ * completed), not after a fixed time, which on a busy machine may pass before the load is real.
+ */
 function driveLoad(port: number, agent: http.Agent | false, deadline: () => number) {
   const results: Result[] = [];
+  const waiting = new Set<() => void>();
   const workers = Array.from({ length: WORKERS }, async (_, worker) => {
     for (let i = worker; Date.now() < deadline(); i++) {
       const result = await request(port, i % 2 === 0 ? 'rest' : 'graphql', agent);
       results.push(result);
+      waiting.forEach((check) => check());
       if (result.outcome === 'refused') return;
     }
   });
-  return { results, done: Promise.all(workers) };
+  const done = Promise.all(workers);
+  const reached = (test: (results: Result[]) => boolean) => new Promise<void>((resolve, reject) => {
+    const check = () => {
+      if (!test(results)) return;
+      waiting.delete(check);
+      resolve();
+    };
+    waiting.add(check);
+    check();
+    void done.then(() => reject(new Error(`the load ended before the condition was reached:\n${show(results, results[0]?.start ?? 0)}`)));
+  });
+  return { results, done, reached };
 }
+
+/** The load is real: every worker has had a request answered in full. */
+const everyWorkerServed = (results: Result[]) => results.filter((r) => r.outcome === 'ok').length >= WORKERS;
 
 /** When the service began to drain, by its own log line (same clock as ours); undefined before that. */
 function drainStartedAt(output: string): number | undefined {
@@ -245,8 +273,9 @@ describe('SIGTERM under load', () => {
     let signalAt = Infinity;
     const t0 = Date.now();
     const load = driveLoad(port, false, () => signalAt + WORKER_DEADLINE_MS);
-    await sleep(LOAD_BEFORE_SIGNAL_MS);
+    await load.reached(everyWorkerServed);
     signalAt = Date.now();
+    const signalStep = nextStep();
     service.kill('SIGTERM');
     await waitForDrain(service);
     const ready = await exchange(early, 'GET /ready HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
@@ -268,8 +297,8 @@ describe('SIGTERM under load', () => {
     // Every worker ended by being refused (the port closed), not by the deadline.
     expect(results.filter((r) => r.outcome === 'refused'), why).toHaveLength(WORKERS);
     // The load was real, and requests in flight at the signal were finished, not cut off.
-    expect(results.filter((r) => r.outcome === 'ok' && r.end < signalAt).length, why).toBeGreaterThanOrEqual(WORKERS);
-    expect(results.filter((r) => r.outcome === 'ok' && r.start < signalAt && r.end > signalAt).length, why).toBeGreaterThan(0);
+    expect(results.filter((r) => r.outcome === 'ok' && endedBefore(r, signalStep)).length, why).toBeGreaterThanOrEqual(WORKERS);
+    expect(results.filter((r) => r.outcome === 'ok' && inFlightAt(r, signalStep)).length, why).toBeGreaterThan(0);
 
     // Readiness during the drain: not ready, and the answer closes its connection.
     expect(ready.status, JSON.stringify(ready)).toBe(503);
@@ -287,8 +316,10 @@ describe('SIGTERM under load', () => {
       let signalAt = Infinity;
       const t0 = Date.now();
       const load = driveLoad(port, agent, () => signalAt + WORKER_DEADLINE_MS);
-      await sleep(LOAD_BEFORE_SIGNAL_MS);
+      // Keep-alive in use: requests answered on sockets kept from earlier ones.
+      await load.reached((results) => everyWorkerServed(results) && results.some((r) => r.outcome === 'ok' && r.reusedSocket));
       signalAt = Date.now();
+      const signalStep = nextStep();
       service.kill('SIGTERM');
       await load.done;
       const code = await service.exited;
@@ -298,7 +329,7 @@ describe('SIGTERM under load', () => {
       expect(drainAt, why).toBeDefined();
 
       // Keep-alive was in use: requests went out on sockets kept from earlier ones.
-      expect(results.filter((r) => r.start < signalAt && r.reusedSocket).length, why).toBeGreaterThan(0);
+      expect(results.filter((r) => r.startStep < signalStep && r.reusedSocket).length, why).toBeGreaterThan(0);
 
       // No response was cut off, and nothing failed on a fresh connection. The one failure a keep-alive client
       // must expect is inherent to HTTP/1.1: the server closes a socket that is idle between requests (it has
@@ -313,7 +344,7 @@ describe('SIGTERM under load', () => {
       expect(results.filter((r) => r.outcome === 'refused'), why).toHaveLength(WORKERS);
 
       // Requests in flight at the signal were finished.
-      expect(results.filter((r) => r.outcome === 'ok' && r.start < signalAt && r.end > signalAt).length, why).toBeGreaterThan(0);
+      expect(results.filter((r) => r.outcome === 'ok' && inFlightAt(r, signalStep)).length, why).toBeGreaterThan(0);
 
       // A request sent once the drain had begun, on a connection that was busy when it began, is still served,
       // and its answer says Connection: close (so the client does not reuse the socket). There are always some:

