@@ -9,8 +9,7 @@ import { importDocumentSchema } from '../src/import/document.schema.ts';
 import { importDocument } from '../src/import/importer.ts';
 import { ACROSS_TENANTS } from '../src/modules/common/tenant-scope.ts';
 import { DeploymentSchema } from '../src/modules/deployments/deployment.entity.ts';
-import { SecretCipher } from '../src/modules/deployments/secret-cipher.ts';
-import { resolveSecretsKey } from '../src/modules/deployments/secrets-key.ts';
+import { openSecretsKeys } from '../src/modules/secrets/secrets-key.ts';
 import { baseDocument, BENCH_TENANTS, deploymentsOf, deploymentsOfTenant, sizeAt } from './dataset.ts';
 import { benchEnvironment } from './bench-environment.ts';
 
@@ -23,9 +22,9 @@ const size = sizeAt(scale);
 
 Object.assign(process.env, benchEnvironment());
 const config = loadConfig();
-const cipher = new SecretCipher(await resolveSecretsKey(config));
 const database = await openDatabase(config, { migrate: true, whenRunning: 'join' });
 try {
+  const cipher = await openSecretsKeys(config, database.orm.em.getConnection());
   const em = database.orm.em.fork();
   const existing = await em.count(DeploymentSchema, {}, ACROSS_TENANTS);
   if (existing === size.deployments) {

@@ -5,8 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../src/app.ts';
 import type { Config } from '../src/config.ts';
 import { createOrmConfig, type AppOrm } from '../src/db/orm-config.ts';
-import { SecretCipher } from '../src/modules/deployments/secret-cipher.ts';
-import { resolveSecretsKey } from '../src/modules/deployments/secrets-key.ts';
+import { openSecretsKeys } from '../src/modules/secrets/secrets-key.ts';
 import { ApiKeyCache } from '../src/modules/tenancy/api-key-cache.ts';
 import type { Scenario } from './scenarios.ts';
 
@@ -16,7 +15,7 @@ export async function countStatements(clientUrl: string, config: Config, key: st
   // As the service runs: with its cache of verified keys (the warm-up request fills it).
   const apiKeys = new ApiKeyCache();
   await apiKeys.listen(clientUrl);
-  const { server } = createApp({ orm, cipher: new SecretCipher(await resolveSecretsKey(config)), apiKeys });
+  const { server } = createApp({ orm, cipher: await openSecretsKeys(config, orm.em.getConnection()), apiKeys });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const counts = new Map<string, number>();

@@ -21,6 +21,7 @@ import { InFlightRequests } from './http/in-flight-requests.ts';
 import { useProbes } from './http/probes.plugin.ts';
 import { useRequestScope } from './http/request-scope.plugin.ts';
 import { corsOptions } from './http/cors.ts';
+import type { SecretDecryptionError } from './modules/secrets/secret-cipher.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -49,15 +50,23 @@ export interface AppOptions {
 
 const DEFAULT_MAX_BODY_BYTES = 100 * 1024;
 
+/** A secret that cannot be decrypted is served as null; the operator learns of it here (log line and metric). */
+const reportUnreadableSecret = (logger: Logger, metrics: Metrics) => (error: SecretDecryptionError) => {
+  metrics.unreadableSecrets.inc();
+  logger.error({ deploymentId: error.deploymentId, secret: error.secretName, keyFingerprint: error.keyFingerprint, reason: error.message },
+    'secret value cannot be decrypted: served as null (masked on REST)');
+};
+
 export function createApp(services: AppServices, options: AppOptions = {}): App {
   const { introspection = true, graphiql = true, corsOrigins = [], maxBodyBytes = DEFAULT_MAX_BODY_BYTES } = options;
   const logger = options.logger ?? createLogger('silent');
   const metrics = options.metrics ?? new Metrics();
   const inFlight = new InFlightRequests();
+  const contextServices: AppServices = { ...services, reportUnreadableSecret: reportUnreadableSecret(logger, metrics) };
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
-    context: ({ request }) => createGraphQLContext(request, services),
+    context: ({ request }) => createGraphQLContext(request, contextServices),
     graphiql: graphiql ? graphiqlOptions(options.demoApiKey) : false,
     landingPage: false,
     // Yoga answers any URL that *ends with* its health endpoint (`/v2/deployments?name_contains=/health`
@@ -71,7 +80,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     plugins: [
       useRequestScope(GRAPHQL_PATH),
       // /health, /ready and /metrics: before everything else, without authentication.
-      useProbes({ orm: services.orm, metrics, inFlight }),
+      useProbes({ orm: services.orm, metrics, inFlight, cipher: services.cipher }),
       // A browser can only send a form or a GET without custom headers cross-site; neither gets executed.
       useCSRFPrevention({ requestHeaders: ['x-api-key', 'authorization', 'x-graphql-yoga-csrf'] }),
       useAuthenticateFirst(services),

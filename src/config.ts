@@ -16,6 +16,8 @@ export interface Config {
   dataDir: string;
   /** 32-byte AES-256-GCM key for secret values; generated and kept in `dataDir` in embedded mode. */
   secretsKey: Buffer | undefined;
+  /** A key that only reads: secrets written under it stay readable while a rotation moves them to the current key. */
+  secretsKeyPrevious: Buffer | undefined;
   migrateOnStart: boolean;
   seedDemoData: boolean;
   /** Port for the embedded PostgreSQL; 0 picks a free one at every start. */
@@ -165,6 +167,8 @@ export function loadConfig(env: Env = process.env): Config {
     // Without it, secrets written by one instance could not be read by the next; never invent one silently.
     throw new ConfigError('SECRETS_KEY', 'is required when DATABASE_URL is set (generate one with `openssl rand -base64 32`)');
   }
+  const rawPrevious = read(env, 'SECRETS_KEY_PREVIOUS');
+  const secretsKeyPrevious = rawPrevious === undefined ? undefined : parseSecretsKey(rawPrevious, 'SECRETS_KEY_PREVIOUS');
   const dataDir = path.resolve(PROJECT_ROOT, read(env, 'DATA_DIR') ?? '.data');
   const production = read(env, 'NODE_ENV') === 'production';
   if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) throw new ConfigError('DATA_DIR', `${dataDir} exists and is not a directory`);
@@ -174,6 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     dataDir,
     secretsKey,
+    secretsKeyPrevious,
     migrateOnStart: parseBoolean(env, 'MIGRATE_ON_START', true),
     seedDemoData: parseBoolean(env, 'SEED_DEMO_DATA', true),
     embeddedPostgresPort: parsePort(env, 'EMBEDDED_PG_PORT', 0, true),

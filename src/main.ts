@@ -4,8 +4,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
-import { resolveSecretsKey } from './modules/deployments/secrets-key.ts';
-import { SecretCipher } from './modules/deployments/secret-cipher.ts';
+import { openSecretsKeys } from './modules/secrets/secrets-key.ts';
+import type { SecretCipher } from './modules/secrets/secret-cipher.ts';
 import { ensureDemoData, type DemoKey } from './demo/demo-data.ts';
 import { DEMO_TENANT_ID } from './demo/demo-dataset.ts';
 import { describeFailure } from './expected-errors.ts';
@@ -88,12 +88,17 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   const metrics = new Metrics();
-  const cipher = new SecretCipher(await resolveSecretsKey(config));
   const database = await openDatabase(config, {
     migrate: config.migrateOnStart,
     whenRunning: 'own',
     timeouts: config.database,
     onPoolCreated: (pool) => metrics.observePool(pool),
+  });
+  // Only once the database is open: whether a key may be generated, and whether the keys read the stored
+  // secrets, depend on what it holds. A process that cannot read them does not start.
+  const cipher = await openSecretsKeys(config, database.orm.em.getConnection()).catch(async (error: unknown) => {
+    await database.close();
+    throw error;
   });
   // Verified keys are cached while revocations can reach the cache (LISTEN on the database).
   const apiKeys = new ApiKeyCache();

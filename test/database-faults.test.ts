@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabaseIfMissing, migrate } from '../src/db/database.ts';
 import { freePort, startEmbeddedPostgres, type RunningPostgres } from '../src/db/embedded-postgres.ts';
 import { createOrmConfig, type AppOrm } from '../src/db/orm-config.ts';
-import { SecretCipher } from '../src/modules/deployments/secret-cipher.ts';
+import { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
 import { ACME, importFixture, issueKey } from './support/fixtures.ts';
 import { startService, type ServiceProcess } from './support/service-process.ts';
 

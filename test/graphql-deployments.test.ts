@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemoDocument, DEMO_TENANT_ID } from '../src/demo/demo-dataset.ts';
 import { importDocument } from '../src/import/importer.ts';
 import { parseImportDocument } from '../src/import/parse-document.ts';
-import type { SecretCipher } from '../src/modules/deployments/secret-cipher.ts';
+import type { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
 import { expectedIds, extraDeployment, type DemoDocument, type DocDeployment, type OracleFilter } from './support/deployment-oracle.ts';
 import { issueKey, newCipher } from './support/fixtures.ts';

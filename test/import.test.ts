@@ -6,7 +6,7 @@ import { importDocument, type ImportSummary } from '../src/import/importer.ts';
 import { ImportError, parseImportDocument } from '../src/import/parse-document.ts';
 import { DeploymentSchema } from '../src/modules/deployments/deployment.entity.ts';
 import { toDeploymentRecord } from '../src/modules/deployments/deployment-record.ts';
-import { SecretCipher } from '../src/modules/deployments/secret-cipher.ts';
+import { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
 import { SourceRepositorySchema } from '../src/modules/integrations/source-repository.entity.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
 import {
@@ -64,7 +64,7 @@ describe('import', () => {
     const em = db.orm.em.fork();
     const deployment = await em.findOneOrFail(DeploymentSchema, { id }, { filters: false, populate: ['secrets', 'secretReferences'] });
     const secrets = deployment.secrets.getItems()
-      .map((s) => ({ name: s.name, value: cipher.decrypt(s.valueCiphertext, { deploymentId: id, name: s.name }) }));
+      .map((s) => ({ name: s.name, value: cipher.decrypt(s.valueCiphertext, { deploymentId: id, name: s.name }, s.keyFingerprint ?? null) }));
     return toDeploymentRecord(deployment, { secrets, secretReferences: deployment.secretReferences.getItems() });
   }
 

@@ -144,7 +144,7 @@ describe('probes', () => {
   it('/ready checks the database and the migrations', async () => {
     const response = await fetch(`${app.url}/ready`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok' } });
+    expect(await response.json()).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok', secretsKey: 'ok' } });
   });
 
   it('/ready reports 503 once shutdown has begun', async () => {

@@ -7,7 +7,7 @@ import { AUTH_FAILURES_PER_MINUTE, RateLimiter } from '../src/limits/rate-limite
 import { startApp, type RunningApp } from './support/app-server.ts';
 import { ACME, GLOBEX, importFixture, issueKey, newCipher } from './support/fixtures.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
-import type { SecretCipher } from '../src/modules/deployments/secret-cipher.ts';
+import type { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const PER_MINUTE = 5;

@@ -1,11 +1,11 @@
 // Secret values are encrypted at rest (docs/decisions.md#secrets-at-rest): after an import no value
 // is stored in plaintext anywhere, and a ciphertext only opens with the right key on the row it was made for.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importDocument } from '../src/import/importer.ts';
 import { parseImportDocument } from '../src/import/parse-document.ts';
 import { SecretSchema } from '../src/modules/deployments/secret.entity.ts';
-import { SecretCipher, SecretDecryptionError } from '../src/modules/deployments/secret-cipher.ts';
+import { SecretCipher, SecretDecryptionError } from '../src/modules/secrets/secret-cipher.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
 import { ACME_DEPLOYMENT as CHECKOUT, GLOBEX_DEPLOYMENT as OTHER, fixtureText } from './support/fixtures.ts';
 
@@ -21,7 +21,8 @@ interface StoredSecret {
 
 describe('secrets at rest', () => {
   let db: TestDatabase;
-  const cipher = new SecretCipher(randomBytes(32));
+  const key = randomBytes(32);
+  const cipher = new SecretCipher(key);
   beforeAll(async () => {
     db = await createTestDatabase();
     await importDocument(db.orm.em, parseImportDocument(FIXTURE), cipher);
@@ -37,7 +38,7 @@ describe('secrets at rest', () => {
   /** Decrypts what the entity layer loads for a secret row, exactly as a reader of the record would. */
   const decryptRow = async (id: string, withCipher = cipher): Promise<string> => {
     const secret = await db.orm.em.fork().findOneOrFail(SecretSchema, { id }, { filters: false });
-    return withCipher.decrypt(secret.valueCiphertext, { deploymentId: secret.deployment.id, name: secret.name });
+    return withCipher.decrypt(secret.valueCiphertext, { deploymentId: secret.deployment.id, name: secret.name }, secret.keyFingerprint ?? null);
   };
 
   /** Every row of every table in the public schema as text, and every bytea column as escaped text. */
@@ -71,6 +72,22 @@ describe('secrets at rest', () => {
     }
   });
 
+  it('records which key wrote each secret by a keyed fingerprint, never the key nor a plain hash of it', async () => {
+    expect(await db.query(`select distinct key_fingerprint from secret`)).toEqual([{ key_fingerprint: cipher.fingerprint }]);
+    expect(cipher.fingerprint).toMatch(/^[0-9a-f]{16}$/);
+    const stored = (await everythingStored()).toLowerCase();
+    for (const form of [key.toString('hex'), key.toString('base64').toLowerCase(), key.toString('base64url').toLowerCase()]) {
+      expect(stored).not.toContain(form.slice(0, 16));
+    }
+    for (const hash of ['sha256', 'sha1', 'md5', 'sha512']) {
+      const digest = createHash(hash).update(key).digest('hex');
+      expect(stored).not.toContain(digest.slice(0, 16));
+      expect(cipher.fingerprint).not.toBe(digest.slice(0, 16));
+    }
+    // Another key, another fingerprint.
+    expect(new SecretCipher(randomBytes(32)).fingerprint).not.toBe(cipher.fingerprint);
+  });
+
   it('still serves the values through the cipher (the check above is not vacuous)', async () => {
     expect(await decryptRow((await storedSecret(CHECKOUT, 'STRIPE_SECRET')).id)).toBe('sk_live_fixture_Zq8');
     expect(await decryptRow((await storedSecret(OTHER, 'OTHER_SECRET')).id)).toBe('tenant-two-secret-value');
@@ -78,12 +95,12 @@ describe('secrets at rest', () => {
 
   it('encrypts the same value differently every time', async () => {
     const slot = { deploymentId: CHECKOUT, name: 'STRIPE_SECRET' };
-    const first = cipher.encrypt('sk_live_fixture_Zq8', slot);
-    const second = cipher.encrypt('sk_live_fixture_Zq8', slot);
+    const first = cipher.seal('sk_live_fixture_Zq8', slot).valueCiphertext;
+    const second = cipher.seal('sk_live_fixture_Zq8', slot).valueCiphertext;
     expect(first.equals(second)).toBe(false);
     expect(first.equals((await storedSecret(CHECKOUT, 'STRIPE_SECRET')).value_ciphertext)).toBe(false);
-    expect(cipher.decrypt(first, slot)).toBe('sk_live_fixture_Zq8');
-    expect(cipher.decrypt(second, slot)).toBe('sk_live_fixture_Zq8');
+    expect(cipher.decrypt(first, slot, cipher.fingerprint)).toBe('sk_live_fixture_Zq8');
+    expect(cipher.decrypt(second, slot, cipher.fingerprint)).toBe('sk_live_fixture_Zq8');
   });
 
   it('gives equal values of two secrets different ciphertexts in the database', async () => {

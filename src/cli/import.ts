@@ -4,8 +4,7 @@ import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { importDocument } from '../import/importer.ts';
 import { parseImportDocument } from '../import/parse-document.ts';
-import { SecretCipher } from '../modules/deployments/secret-cipher.ts';
-import { resolveSecretsKey } from '../modules/deployments/secrets-key.ts';
+import { openSecretsKeys } from '../modules/secrets/secrets-key.ts';
 import { runCli, UsageError } from './run-cli.ts';
 
 await runCli(async (args) => {
@@ -20,9 +19,10 @@ await runCli(async (args) => {
   }
   // Everything that can be checked without the database is checked before connecting to it.
   const document = parseImportDocument(text);
-  const cipher = new SecretCipher(await resolveSecretsKey(config));
   const database = await openDatabase(config, { migrate: config.migrateOnStart });
   try {
+    // Writes under the current key, and only if the keys also read what is already stored.
+    const cipher = await openSecretsKeys(config, database.orm.em.getConnection());
     const summary = await importDocument(database.orm.em, document, cipher);
     const counts = `${document.tenants.length} tenants, ${document.integrations.length} integrations, ${document.deployments.length} deployments`;
     const changes = summary.created + summary.updated + summary.deleted === 0

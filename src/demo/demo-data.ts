@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { importDocumentSchema } from '../import/document.schema.ts';
 import { importDocument } from '../import/importer.ts';
-import type { SecretCipher } from '../modules/deployments/secret-cipher.ts';
+import type { SecretCipher } from '../modules/secrets/secret-cipher.ts';
 import { ApiKeySchema } from '../modules/tenancy/api-key.entity.ts';
 import { issueApiKey } from '../modules/tenancy/api-key.service.ts';
 import { TenantSchema } from '../modules/tenancy/tenant.entity.ts';

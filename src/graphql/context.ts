@@ -5,7 +5,7 @@ import type { TenantSafeEntityManager } from '../db/tenant-safe-entity-manager.t
 import { scopeToTenant } from '../modules/common/tenant-scope.ts';
 import { AuthError, authenticate, type Principal } from '../modules/tenancy/authenticate.ts';
 import type { ApiKeyCache } from '../modules/tenancy/api-key-cache.ts';
-import type { SecretCipher } from '../modules/deployments/secret-cipher.ts';
+import type { SecretCipher, SecretDecryptionError } from '../modules/secrets/secret-cipher.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import { currentRequestScope } from '../observability/request-scope.ts';
 import { authErrorToGraphQL, rateLimitToGraphQL } from './errors.ts';
@@ -18,6 +18,8 @@ export interface AppServices {
   apiKeys?: ApiKeyCache;
   /** Request budgets per API key (and failed authentications per address); none: unlimited. */
   rateLimiter?: RateLimiter;
+  /** Told of every secret that cannot be decrypted (the app logs and counts it). */
+  reportUnreadableSecret?: (error: SecretDecryptionError) => void;
 }
 
 export interface GraphQLContext {
@@ -25,12 +27,16 @@ export interface GraphQLContext {
   em: TenantSafeEntityManager;
   loaders: RequestLoaders;
   cipher: SecretCipher;
+  reportUnreadableSecret: (error: SecretDecryptionError) => void;
 }
 
 export async function createGraphQLContext(request: Request, services: AppServices): Promise<GraphQLContext> {
   const principal = authenticatedRequests.get(request) ?? await authenticateWithinLimits(request, services);
   const em = scopeToTenant(services.orm.em, principal.tenantId);
-  return { principal, em, loaders: new RequestLoaders(em, principal.mayReadSecrets), cipher: services.cipher };
+  return {
+    principal, em, loaders: new RequestLoaders(em, principal.mayReadSecrets), cipher: services.cipher,
+    reportUnreadableSecret: services.reportUnreadableSecret ?? (() => {}),
+  };
 }
 
 /** Who is asking, spending one request of their budget; an address that keeps presenting wrong keys gets 429. */

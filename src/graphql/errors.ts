@@ -3,6 +3,19 @@ import { GraphQLError } from 'graphql';
 import { AuthError } from '../modules/tenancy/authenticate.ts';
 import { RateLimitExceeded } from '../limits/rate-limiter.ts';
 import type { RateLimitState } from '../observability/request-scope.ts';
+import type { SecretDecryptionError } from '../modules/secrets/secret-cipher.ts';
+
+/**
+ * One stored secret cannot be decrypted (damaged, or written under a key this process lacks): that value is
+ * null with this error on its path, and the rest of the result is served (docs/decisions.md#unreadable-secrets).
+ * The message names what the caller may already see; the key's fingerprint goes to the server log only.
+ */
+export function secretUnreadable(error: SecretDecryptionError): GraphQLError {
+  return new GraphQLError(
+    `The value of secret "${error.secretName}" of deployment ${error.deploymentId} cannot be read; the rest of the result is complete, and the error is logged for the operator.`,
+    { extensions: { code: 'SECRET_UNREADABLE' } },
+  );
+}
 
 export function authErrorToGraphQL(error: unknown): never {
   if (!(error instanceof AuthError)) throw error;

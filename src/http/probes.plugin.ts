@@ -1,48 +1,68 @@
 // Operational endpoints, answered before authentication and the REST routes: /health (liveness: the process
-// serves requests), /ready (readiness: the database answers, every migration is applied, not shutting down)
-// and /metrics (Prometheus text format).
+// serves requests), /ready (readiness: the database answers, every migration is applied, this process has a
+// key for every key the stored secrets were written under, not shutting down) and /metrics (Prometheus text).
 import type { Plugin } from 'graphql-yoga';
 import type { AppOrm } from '../db/orm-config.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { currentRequestScope } from '../observability/request-scope.ts';
 import { RETRY_AFTER_SECONDS } from '../db/connection-loss.ts';
 import type { InFlightRequests } from './in-flight-requests.ts';
+import type { SecretCipher } from '../modules/secrets/secret-cipher.ts';
+import { keysCannotRead } from '../modules/secrets/secrets-key.ts';
 
 export interface ProbeOptions {
   orm: AppOrm;
   metrics: Metrics;
   inFlight: InFlightRequests;
+  cipher: SecretCipher;
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers } });
 
 type Check = 'ok' | string;
+interface Checks { database: Check; migrations: Check; secretsKey: Check }
 const READY_CACHE_MS = 1000;
 
-export function useProbes({ orm, metrics, inFlight }: ProbeOptions): Plugin {
+export function useProbes({ orm, metrics, inFlight, cipher }: ProbeOptions): Plugin {
   // Applied migrations do not become pending again while the process runs; once seen complete, not re-read.
   let migrationsApplied = false;
 
-  async function checkDatabase(): Promise<{ database: Check; migrations: Check }> {
-    try {
-      await orm.em.getConnection().execute('select 1');
-    } catch {
-      return { database: 'unreachable', migrations: 'unknown' };
-    }
-    if (migrationsApplied) return { database: 'ok', migrations: 'ok' };
+  async function checkMigrations(): Promise<Check> {
+    if (migrationsApplied) return 'ok';
     try {
       const pending = await orm.migrator.getPending();
       migrationsApplied = pending.length === 0;
-      return { database: 'ok', migrations: migrationsApplied ? 'ok' : `${pending.length} pending` };
+      return migrationsApplied ? 'ok' : `${pending.length} pending`;
     } catch {
-      return { database: 'ok', migrations: 'unknown' };
+      return 'unknown';
     }
+  }
+
+  // Start-up refuses keys that cannot read the stored secrets; this catches secrets written later, by another
+  // process, under a key this one lacks (a rotation begun before every instance had the new key).
+  async function checkSecretsKey(): Promise<Check> {
+    try {
+      const problem = await keysCannotRead(cipher, orm.em.getConnection());
+      return problem ? `${problem.description}, which this process's keys do not read` : 'ok';
+    } catch {
+      return 'unknown';
+    }
+  }
+
+  async function checkDatabase(): Promise<Checks> {
+    try {
+      await orm.em.getConnection().execute('select 1');
+    } catch {
+      return { database: 'unreachable', migrations: 'unknown', secretsKey: 'unknown' };
+    }
+    const [migrations, secretsKey] = await Promise.all([checkMigrations(), checkSecretsKey()]);
+    return { database: 'ok', migrations, secretsKey };
   }
 
   // Probes need no key, so a flood of them must not take the pool from real requests: one check at a time,
   // and its answer serves every probe for a second.
-  let lastCheck: { at: number; checks: Promise<{ database: Check; migrations: Check }> } | undefined;
+  let lastCheck: { at: number; checks: Promise<Checks> } | undefined;
   function latestChecks() {
     if (!lastCheck || Date.now() - lastCheck.at > READY_CACHE_MS) lastCheck = { at: Date.now(), checks: checkDatabase() };
     return lastCheck.checks;
@@ -51,7 +71,7 @@ export function useProbes({ orm, metrics, inFlight }: ProbeOptions): Plugin {
   async function ready(): Promise<Response> {
     if (inFlight.draining) return json(503, { status: 'unavailable', checks: { shutdown: 'in progress' } });
     const checks = await latestChecks();
-    const ok = checks.database === 'ok' && checks.migrations === 'ok';
+    const ok = checks.database === 'ok' && checks.migrations === 'ok' && checks.secretsKey === 'ok';
     return ok
       ? json(200, { status: 'ready', checks })
       : json(503, { status: 'unavailable', checks }, { 'retry-after': String(RETRY_AFTER_SECONDS) });

@@ -10,7 +10,7 @@ import { SecretReferenceSchema } from '../modules/deployments/secret-reference.e
 import { TagValueSchema, type TagValue } from '../modules/deployments/tag.entity.ts';
 import { deploymentColumnsFromRecord } from '../modules/deployments/deployment-record.ts';
 import { deploymentRecordSchema, type DeploymentRecordInput } from '../modules/deployments/deployment-record.schema.ts';
-import type { SecretCipher } from '../modules/deployments/secret-cipher.ts';
+import type { SecretCipher } from '../modules/secrets/secret-cipher.ts';
 import { withDeclaredKeys } from '../modules/common/legacy-json.ts';
 import type { ImportDocument, ImportedDeployment } from './document.schema.ts';
 import { ImportError } from './parse-document.ts';
@@ -47,11 +47,13 @@ async function checkIntegrationReferences(em: EntityManager, doc: ImportDocument
   });
 }
 
-function decryptsTo(cipher: SecretCipher, secret: Secret, value: string): boolean {
+/** The row already holds `value` under the current key (a row under a previous key is rewritten: no import undoes a rotation). */
+function upToDate(cipher: SecretCipher, secret: Secret, value: string): boolean {
+  if (secret.keyFingerprint !== cipher.fingerprint) return false;
   try {
-    return cipher.decrypt(secret.valueCiphertext, { deploymentId: secret.deployment.id, name: secret.name }) === value;
+    return cipher.decrypt(secret.valueCiphertext, { deploymentId: secret.deployment.id, name: secret.name }, secret.keyFingerprint) === value;
   } catch {
-    return false; // unreadable with the current key: replace it
+    return false; // unreadable: replace it
   }
 }
 
@@ -62,11 +64,11 @@ function importSecrets(em: EntityManager, deployment: Deployment, input: Importe
     current.delete(name);
     const slot = { deploymentId: deployment.id, name };
     if (!row) {
-      em.create(SecretSchema, { tenant: deployment.tenant, deployment, name, position, valueCiphertext: cipher.encrypt(value, slot) });
+      em.create(SecretSchema, { tenant: deployment.tenant, deployment, name, position, ...cipher.seal(value, slot) });
       return;
     }
     if (row.position !== position) row.position = position;
-    if (!decryptsTo(cipher, row, value)) row.valueCiphertext = cipher.encrypt(value, slot);
+    if (!upToDate(cipher, row, value)) Object.assign(row, cipher.seal(value, slot));
   });
   for (const gone of current.values()) em.remove(gone);
 

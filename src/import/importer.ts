@@ -10,7 +10,7 @@ import { TenantSchema } from '../modules/tenancy/tenant.entity.ts';
 import { IntegrationSchema } from '../modules/integrations/integration.entity.ts';
 import { SourceRepositorySchema, type SourceRepository } from '../modules/integrations/source-repository.entity.ts';
 import { TagKeySchema, TagValueSchema, type TagKey, type TagValue } from '../modules/deployments/tag.entity.ts';
-import type { SecretCipher } from '../modules/deployments/secret-cipher.ts';
+import type { SecretCipher } from '../modules/secrets/secret-cipher.ts';
 import type { ImportDocument } from './document.schema.ts';
 import { ImportError } from './parse-document.ts';
 import { importDeployments } from './import-deployments.ts';

@@ -33,6 +33,10 @@ export class Metrics {
     name: 'rate_limited_requests_total', help: 'Requests refused with 429 because their API key (or address) spent its budget.',
     registers: [this.registry],
   });
+  readonly unreadableSecrets = new Counter({
+    name: 'secret_decryption_failures_total', help: 'Secret values that could not be decrypted and were served as null (see the error log for which).',
+    registers: [this.registry],
+  });
   readonly inFlight = new Gauge({
     name: 'http_requests_in_flight', help: 'Requests being served right now.', registers: [this.registry],
   });

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { AppOrm } from '../../src/db/orm-config.ts';
 import { createApp, type App, type AppOptions } from '../../src/app.ts';
 import type { RateLimiter } from '../../src/limits/rate-limiter.ts';
-import type { SecretCipher } from '../../src/modules/deployments/secret-cipher.ts';
+import type { SecretCipher } from '../../src/modules/secrets/secret-cipher.ts';
 import type { ApiKeyCache } from '../../src/modules/tenancy/api-key-cache.ts';
 
 export interface RunningApp {

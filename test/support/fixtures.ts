@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { importDocument } from '../../src/import/importer.ts';
 import { parseImportDocument } from '../../src/import/parse-document.ts';
-import { SecretCipher } from '../../src/modules/deployments/secret-cipher.ts';
+import { SecretCipher } from '../../src/modules/secrets/secret-cipher.ts';
 import { issueApiKey } from '../../src/modules/tenancy/api-key.service.ts';
 
 export const FIXTURE_PATH = new URL('../fixtures/full-import.json', import.meta.url);

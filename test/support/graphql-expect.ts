@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { expect } from 'vitest';
 import { importDocument } from '../../src/import/importer.ts';
 import { parseImportDocument } from '../../src/import/parse-document.ts';
-import type { SecretCipher } from '../../src/modules/deployments/secret-cipher.ts';
+import type { SecretCipher } from '../../src/modules/secrets/secret-cipher.ts';
 import type { RunningApp } from './app-server.ts';
 import { fixtureText } from './fixtures.ts';
 

@@ -34,6 +34,8 @@ export interface SecretRow {
   name: string;
   /** Read only for keys that may see secret values. */
   value_ciphertext?: Buffer;
+  /** The key that wrote it (null: before fingerprints were recorded); read with the ciphertext. */
+  key_fingerprint?: string | null;
 }
 
 export interface SecretReferenceRow {

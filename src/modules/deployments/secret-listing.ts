@@ -15,11 +15,11 @@ type ListedRow = SecretRow & Partial<SecretReferenceRow> & { is_reference: boole
 
 /** Ciphertexts are read only when the caller may see secret values. */
 const statement = (withCiphertexts: boolean) => `
-  select deployment_id, false as is_reference, position, name, ${withCiphertexts ? 'value_ciphertext' : 'null::bytea as value_ciphertext'},
+  select deployment_id, false as is_reference, position, name, ${withCiphertexts ? 'value_ciphertext, key_fingerprint' : 'null::bytea as value_ciphertext, null::text as key_fingerprint'},
          null::text as secret_name, null::text as secret_key
     from secret where tenant_id = ? and deployment_id in (?)
   union all
-  select deployment_id, true, position, name, null, secret_name, secret_key
+  select deployment_id, true, position, name, null, null, secret_name, secret_key
     from secret_reference where tenant_id = ? and deployment_id in (?)
   order by is_reference, position`;
 
@@ -33,7 +33,8 @@ export async function secretsAndReferencesOf(
   const secrets = groupedByParent(deploymentIds, rows.filter((row) => !row.is_reference), (row) => row.deployment_id);
   const references = groupedByParent(deploymentIds, rows.filter((row) => row.is_reference), (row) => row.deployment_id);
   return deploymentIds.map((_, i) => ({
-    secrets: secrets[i]!.map(({ deployment_id, name, value_ciphertext }) => ({ deployment_id, name, ...(withCiphertexts && { value_ciphertext: value_ciphertext! }) })),
+    secrets: secrets[i]!.map(({ deployment_id, name, value_ciphertext, key_fingerprint }) =>
+      ({ deployment_id, name, ...(withCiphertexts && { value_ciphertext: value_ciphertext!, key_fingerprint: key_fingerprint ?? null }) })),
     references: references[i]!.map(({ deployment_id, name, secret_name, secret_key }) => ({ deployment_id, name, secret_name: secret_name!, secret_key: secret_key! })),
   }));
 }

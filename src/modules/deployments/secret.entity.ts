@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { TenantOwnedSchema } from '../common/base.entity.ts';
 import { DeploymentSchema } from './deployment.entity.ts';
 
-// A secret value of a deployment. Only ciphertext is stored (see secret-cipher.ts); `hidden` keeps it out
+// A secret value of a deployment. Only ciphertext is stored (see secrets/secret-cipher.ts); `hidden` keeps it out
 // of any serialisation of the entity by accident.
 export const SecretSchema = defineEntity({
   name: 'Secret',
@@ -12,6 +12,11 @@ export const SecretSchema = defineEntity({
     deployment: () => p.manyToOne(DeploymentSchema).ref(),
     name: p.text(),
     valueCiphertext: p.blob().hidden(),
+    /**
+     * Fingerprint of the key that wrote the ciphertext (see key-fingerprint.ts); null only on rows written
+     * before fingerprints were recorded. Indexed: start-up and /ready ask which keys the stored secrets need.
+     */
+    keyFingerprint: p.text().nullable().index(),
     /** Keeps the order of the deployment's `secrets` array. */
     position: p.integer(),
   },

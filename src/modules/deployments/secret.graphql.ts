@@ -1,4 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
+import { secretUnreadable } from '../../graphql/errors.ts';
+import { SecretDecryptionError } from '../secrets/secret-cipher.ts';
 import type { SecretReferenceRow, SecretRow } from './deployment-row.ts';
 
 export const SecretRef = builder.objectRef<SecretRow>('Secret').implement({
@@ -9,9 +11,16 @@ export const SecretRef = builder.objectRef<SecretRow>('Secret').implement({
       nullable: true,
       description: 'The plaintext value; null unless the API key was created with the read-secrets scope.',
       // Decrypted only when selected and allowed: a key without the scope never causes a decryption.
-      resolve: (secret, _args, ctx) => (ctx.principal.mayReadSecrets && secret.value_ciphertext
-        ? ctx.cipher.decrypt(secret.value_ciphertext, { deploymentId: secret.deployment_id, name: secret.name })
-        : null),
+      resolve: (secret, _args, ctx) => {
+        if (!ctx.principal.mayReadSecrets || !secret.value_ciphertext) return null;
+        try {
+          return ctx.cipher.decrypt(secret.value_ciphertext, { deploymentId: secret.deployment_id, name: secret.name }, secret.key_fingerprint ?? null);
+        } catch (error) {
+          if (!(error instanceof SecretDecryptionError)) throw error;
+          ctx.reportUnreadableSecret(error);
+          throw secretUnreadable(error);
+        }
+      },
     }),
   }),
 });

@@ -1,0 +1,121 @@
+// AES-256-GCM for secret values. Each ciphertext is bound (as associated data) to the deployment and secret
+// name it belongs to, so a ciphertext copied onto another row, or another tenant's deployment, fails to
+// decrypt instead of leaking. Layout: version (1) | iv (12) | auth tag (16) | ciphertext.
+//
+// The cipher holds a key ring: the current key, which writes, and previous keys, which only read (during a
+// rotation, see key-rotation.ts). Each row records the fingerprint of the key that wrote it, so a reader
+// picks the right key at once and the database can tell which keys its secrets need.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { keyFingerprint } from './key-fingerprint.ts';
+
+const VERSION = 1;
+const IV_LENGTH = 12;
+const TAG_LENGTH = 16;
+
+export interface SecretSlot {
+  deploymentId: string;
+  name: string;
+}
+
+/** What a secret row stores: the ciphertext, and the fingerprint of the key that made it. */
+export interface SealedSecret {
+  valueCiphertext: Buffer;
+  keyFingerprint: string;
+}
+
+export class SecretDecryptionError extends Error {
+  override name = 'SecretDecryptionError';
+  readonly deploymentId: string;
+  readonly secretName: string;
+  /** The fingerprint the row records (null: written before fingerprints were recorded). */
+  readonly keyFingerprint: string | null;
+  constructor(slot: SecretSlot, keyFingerprint: string | null, why: string) {
+    // Names and fingerprints only: never the value or key material.
+    super(`Secret "${slot.name}" of deployment ${slot.deploymentId} cannot be decrypted: ${why}`);
+    this.deploymentId = slot.deploymentId;
+    this.secretName = slot.name;
+    this.keyFingerprint = keyFingerprint;
+  }
+}
+
+function associatedData({ deploymentId, name }: SecretSlot): Buffer {
+  return Buffer.from(JSON.stringify([deploymentId, name]), 'utf8');
+}
+
+function open(key: Buffer, sealed: Buffer, slot: SecretSlot): string | undefined {
+  const iv = sealed.subarray(1, 1 + IV_LENGTH);
+  const tag = sealed.subarray(1 + IV_LENGTH, 1 + IV_LENGTH + TAG_LENGTH);
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, iv);
+    decipher.setAAD(associatedData(slot));
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(sealed.subarray(1 + IV_LENGTH + TAG_LENGTH)), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+export class SecretCipher {
+  /** Fingerprint of the current key: the one every new ciphertext is made with. */
+  readonly fingerprint: string;
+  /** Every key this cipher reads, by fingerprint, the current one first. */
+  readonly #keys: Map<string, Buffer>;
+
+  constructor(current: Buffer, previous: readonly Buffer[] = []) {
+    for (const key of [current, ...previous]) if (key.length !== 32) throw new Error('SecretCipher needs 32-byte keys');
+    this.fingerprint = keyFingerprint(current);
+    this.#keys = new Map([current, ...previous].map((key) => [keyFingerprint(key), Buffer.from(key)]));
+  }
+
+  /** Fingerprints of every key this cipher reads, the current one first. */
+  get fingerprints(): string[] {
+    return [...this.#keys.keys()];
+  }
+
+  reads(fingerprint: string): boolean {
+    return this.#keys.has(fingerprint);
+  }
+
+  seal(plaintext: string, slot: SecretSlot): SealedSecret {
+    const iv = randomBytes(IV_LENGTH);
+    const cipher = createCipheriv('aes-256-gcm', this.#keys.get(this.fingerprint)!, iv);
+    cipher.setAAD(associatedData(slot));
+    const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return { valueCiphertext: Buffer.concat([Buffer.of(VERSION), iv, cipher.getAuthTag(), ciphertext]), keyFingerprint: this.fingerprint };
+  }
+
+  /**
+   * The plaintext of a stored secret. `keyFingerprint` is what its row records; null (a row written before
+   * fingerprints were recorded) tries every key, as does `tryEveryKey` (used by `npm run secrets -- check`).
+   */
+  decrypt(stored: Uint8Array, slot: SecretSlot, keyFingerprint: string | null): string {
+    return this.decryptWith(stored, slot, keyFingerprint).plaintext;
+  }
+
+  /** As `decrypt`, and which key opened it. */
+  decryptWith(stored: Uint8Array, slot: SecretSlot, keyFingerprint: string | null): { plaintext: string; fingerprint: string } {
+    const sealed = Buffer.isBuffer(stored) ? stored : Buffer.from(stored);
+    if (sealed.length < 1 + IV_LENGTH + TAG_LENGTH || sealed[0] !== VERSION) {
+      throw new SecretDecryptionError(slot, keyFingerprint, 'the stored ciphertext is malformed');
+    }
+    if (keyFingerprint !== null) {
+      const key = this.#keys.get(keyFingerprint);
+      if (!key) throw new SecretDecryptionError(slot, keyFingerprint, `it was written under key ${keyFingerprint}, which is not configured`);
+      const plaintext = open(key, sealed, slot);
+      if (plaintext === undefined) throw new SecretDecryptionError(slot, keyFingerprint, `it does not open with key ${keyFingerprint} (damaged, or moved from another row)`);
+      return { plaintext, fingerprint: keyFingerprint };
+    }
+    for (const [fingerprint, key] of this.#keys) {
+      const plaintext = open(key, sealed, slot);
+      if (plaintext !== undefined) return { plaintext, fingerprint };
+    }
+    throw new SecretDecryptionError(slot, null, 'no configured key opens it');
+  }
+
+  /** Which of the configured keys open a stored ciphertext (none, one, or in theory several). */
+  keysThatOpen(stored: Uint8Array, slot: SecretSlot): string[] {
+    const sealed = Buffer.isBuffer(stored) ? stored : Buffer.from(stored);
+    if (sealed.length < 1 + IV_LENGTH + TAG_LENGTH || sealed[0] !== VERSION) return [];
+    return [...this.#keys].filter(([, key]) => open(key, sealed, slot) !== undefined).map(([fingerprint]) => fingerprint);
+  }
+}
