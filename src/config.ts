@@ -14,7 +14,7 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Where the embedded PostgreSQL, its generated secrets key and the demo API key live. */
   dataDir: string;
-  /** 32-byte AES-256-GCM key for secret values; generated and kept in `dataDir` in embedded mode. */
+  /** 32-byte AES-256-GCM key for secret values; unset: the key in `dataDir/secrets.key` (embedded mode; see secrets-key.ts). */
   secretsKey: Buffer | undefined;
   /** A key that only reads: secrets written under it stay readable while a rotation moves them to the current key. */
   secretsKeyPrevious: Buffer | undefined;

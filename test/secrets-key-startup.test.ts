@@ -80,7 +80,7 @@ describe('a key generated on first start', () => {
     const { code, stderr } = await failedStart({ DATA_DIR: dir, SECRETS_KEY: other.toString('base64') });
     expect(code).toBe(1);
     expect(stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(new RegExp(
-      `^The configured secrets key cannot read the stored secrets: the database holds \\d+ under key ${fileKey}, `
+      `^The configured secrets key cannot read the stored secrets: the database holds \\d+ secrets under key ${fileKey}, `
       + `but SECRETS_KEY \\(from the environment\\) is key ${keyFingerprint(other)} \\(the key in ${file} is key ${fileKey}: unset SECRETS_KEY to use it\\); `
       + 'set SECRETS_KEY to the key that wrote them, or during a rotation the new key as SECRETS_KEY and the old one as SECRETS_KEY_PREVIOUS$'))]);
     expect(await postgresStopped(dir)).toBe(true);
@@ -124,7 +124,7 @@ describe('secrets written under SECRETS_KEY', () => {
   it('are refused to another key, which never reports ready', { timeout: 60_000 }, async () => {
     const { code, stderr } = await failedStart({ DATA_DIR: dir, SECRETS_KEY: newKey().toString('base64') });
     expect(code).toBe(1);
-    expect(stderr).toMatch(new RegExp(`^The configured secrets key cannot read the stored secrets: the database holds \\d+ under key ${keyFingerprint(key)}, but SECRETS_KEY`));
+    expect(stderr).toMatch(new RegExp(`^The configured secrets key cannot read the stored secrets: the database holds \\d+ secrets under key ${keyFingerprint(key)}, but SECRETS_KEY`));
     expect(stderr).not.toContain('GraphQL ready');
     expect(await postgresStopped(dir)).toBe(true);
   });

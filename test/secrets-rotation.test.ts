@@ -102,7 +102,7 @@ describe('npm run secrets', () => {
     const before = await storedRows();
     const run = await secretsCli(['rotate'], env(newKey));
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(new RegExp(`^error: The configured secrets key cannot read the stored secrets: the database holds ${total - UNFINGERPRINTED} under key ${oldFingerprint}`));
+    expect(run.stderr).toMatch(new RegExp(`^error: The configured secrets key cannot read the stored secrets: the database holds ${total - UNFINGERPRINTED} secrets under key ${oldFingerprint}`));
     expect(await storedRows()).toEqual(before);
   });
 
@@ -161,6 +161,6 @@ describe('npm run secrets', () => {
       expect(await service.stop()).toBe(0);
     }
 
-    await expect(startService(env(oldKey))).rejects.toThrow(`the database holds ${total} under key ${newFingerprint}, but SECRETS_KEY (from the environment) is key ${oldFingerprint}`);
+    await expect(startService(env(oldKey))).rejects.toThrow(`the database holds ${total} secrets under key ${newFingerprint}, but SECRETS_KEY (from the environment) is key ${oldFingerprint}`);
   });
 });

@@ -54,8 +54,9 @@ async function generateKeyFile(file: string, dataDir: string): Promise<Buffer> {
   }
 }
 
-function describeStored(counts: Map<string | null, number>, fingerprints: readonly string[]): string {
-  return fingerprints.map((fingerprint) => `${counts.get(fingerprint) ?? 0} under key ${fingerprint}`).join(', ');
+/** "3 under key a1…, 2 under key b2…" (`noun`: "3 secrets under key a1…"). */
+function describeStored(counts: Map<string | null, number>, fingerprints: readonly string[], noun = ''): string {
+  return fingerprints.map((fingerprint) => `${counts.get(fingerprint) ?? 0}${noun} under key ${fingerprint}`).join(', ');
 }
 
 /** SECRETS_KEY, or else the key file; undefined when there is neither (nothing is generated here). */
@@ -118,7 +119,7 @@ export async function keysCannotRead(cipher: SecretCipher, connection: Connectio
   const missing = stored.fingerprints.filter((fingerprint) => !cipher.reads(fingerprint));
   if (missing.length > 0) {
     const counts = await secretCountsByFingerprint(connection, stored);
-    return { missing, description: `the database holds ${describeStored(counts, missing)}` };
+    return { missing, description: `the database holds ${describeStored(counts, missing, ' secrets')}` };
   }
   if (!stored.unfingerprinted) return undefined;
   const sample = await oneUnfingerprintedSecret(connection, stored);
