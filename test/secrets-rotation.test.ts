@@ -128,7 +128,7 @@ describe('npm run secrets', () => {
 
     const last = await secretsCli(['rotate', '--batch-size', '7'], env(newKey, oldKey));
     expect(last.code, last.stderr).toBe(0);
-    const done = /Rotated (\d+) secrets to key (\w+) \(SECRETS_KEY\); (\d+) were already under it\. Every secret is now under SECRETS_KEY: SECRETS_KEY_PREVIOUS is no longer needed\.\n$/.exec(last.stdout);
+    const done = /Rotated (\d+) secrets to key (\w+) \(SECRETS_KEY\); (\d+) were already under it\. Every readable secret is now under SECRETS_KEY: SECRETS_KEY_PREVIOUS is no longer needed\.\n$/.exec(last.stdout);
     expect(done, last.stdout).not.toBeNull();
     expect(done![2]).toBe(newFingerprint);
     expect(Number(done![1]) + Number(done![3])).toBe(total);
@@ -162,5 +162,57 @@ describe('npm run secrets', () => {
     }
 
     await expect(startService(env(oldKey))).rejects.toThrow(`the database holds ${total} secrets under key ${newFingerprint}, but SECRETS_KEY (from the environment) is key ${oldFingerprint}`);
+  });
+});
+
+describe('a damaged secret on an upgraded database', () => {
+  let damaged: TestDatabase;
+  const DAMAGED = 'S_7';
+  const envOf = (current: Buffer, previous?: Buffer) => ({ ...env(current, previous), DATABASE_URL: damaged.url });
+  beforeAll(async () => {
+    damaged = await createTestDatabase();
+    const doc = JSON.parse(fixtureText());
+    for (let i = 0; i < 30; i++) doc.deployments[0].secrets.push({ name: `S_${i}`, value: `value ${i}` });
+    await importDocument(damaged.orm.em.fork(), parseImportDocument(JSON.stringify(doc)), new SecretCipher(oldKey));
+    // Written before fingerprints were recorded, one of them damaged (its authentication tag no longer matches).
+    await damaged.query('update secret set key_fingerprint = null');
+    await damaged.query(`update secret set value_ciphertext = set_byte(value_ciphertext, 20, get_byte(value_ciphertext, 20) # 1) where name = $1`, [DAMAGED]);
+  });
+  afterAll(() => damaged?.drop());
+
+  it('is not taken for a wrong key; rotation marks it unreadable, so the old key can go; a re-import repairs it', { timeout: 90_000 }, async () => {
+    const run = await secretsCli(['rotate'], envOf(newKey, oldKey));
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(`Rotated 32 secrets to key ${newFingerprint} (SECRETS_KEY); 0 were already under it.`);
+    expect(run.stderr).toBe(`error: 1 secrets are damaged: no key opens them, so they are marked unreadable and served as null, 1 found by this run:\n`
+      + `  deployment ${ACME_DEPLOYMENT}, secret "${DAMAGED}": written before key fingerprints were recorded, and no configured key opens it\n`
+      + 'Re-import their values (`npm run import`: the import rewrites them under SECRETS_KEY) or delete them.\n');
+    expect(await damaged.query('select key_fingerprint, count(*)::int as n from secret group by 1 order by 1'))
+      .toEqual([{ key_fingerprint: newFingerprint, n: 32 }, { key_fingerprint: 'unreadable', n: 1 }]);
+
+    // The new key alone: the service starts; the damaged value is null with its error, the others are served.
+    const apiKey = await issueKey(damaged.orm.em, [ACME], true);
+    const service = await startService(envOf(newKey));
+    try {
+      const result = await graphqlAt(service.url, apiKey, `{ deployments(filter: { ids: ["${ACME_DEPLOYMENT}"] }) { resources { secrets { name value } } } }`);
+      const secrets = result.data.deployments.resources[0].secrets as { name: string; value: string | null }[];
+      expect(secrets.find((s) => s.name === DAMAGED)).toEqual({ name: DAMAGED, value: null });
+      expect(secrets.find((s) => s.name === 'S_8')).toEqual({ name: 'S_8', value: 'value 8' });
+      expect(result.errors.map((e: { extensions: unknown }) => e.extensions)).toEqual([{ code: 'SECRET_UNREADABLE' }]);
+    } finally {
+      expect(await service.stop()).toBe(0);
+    }
+
+    const again = await secretsCli(['rotate'], envOf(newKey));
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^error: 1 secrets are damaged: no key opens them, so they are marked unreadable and served as null\n/);
+
+    const doc = JSON.parse(fixtureText());
+    for (let i = 0; i < 30; i++) doc.deployments[0].secrets.push({ name: `S_${i}`, value: `value ${i}` });
+    await importDocument(damaged.orm.em.fork(), parseImportDocument(JSON.stringify(doc)), new SecretCipher(newKey));
+    const repaired = await secretsCli(['check'], envOf(newKey));
+    expect(repaired.code, repaired.stderr).toBe(0);
+    expect(repaired.stdout).toContain('33 secrets stored (33 recorded under key');
+    expect((await secretsCli(['rotate'], envOf(newKey))).code).toBe(0);
   });
 });

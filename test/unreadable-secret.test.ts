@@ -100,7 +100,7 @@ describe('/ready', () => {
     await importDocument(db.orm.em.fork(), parseImportDocument(JSON.stringify(doc)), other);
     expect(await ready(503)).toEqual({
       status: 503,
-      body: { status: 'unavailable', checks: { database: 'ok', migrations: 'ok', secretsKey: `the database holds 4 secrets under key ${other.fingerprint}, which this process's keys do not read` } },
+      body: { status: 'unavailable', checks: { database: 'ok', migrations: 'ok', secretsKey: `the database holds secrets under key ${other.fingerprint}, which this process's keys do not read (see npm run secrets -- check)` } },
     });
 
     await importDocument(db.orm.em.fork(), parseImportDocument(fixtureText()), cipher);

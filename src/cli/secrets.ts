@@ -8,7 +8,8 @@ import { checkSecrets } from '../modules/secrets/key-check.ts';
 import { rotateSecrets, type UnreadableSecret } from '../modules/secrets/key-rotation.ts';
 import { SecretCipher } from '../modules/secrets/secret-cipher.ts';
 import { configuredKey, openSecretsKeys, secretsKeyFile, SecretsKeyError } from '../modules/secrets/secrets-key.ts';
-import { secretCountsByFingerprint, storedKeys } from '../modules/secrets/stored-keys.ts';
+import { secretCountsByFingerprint, storedKeys, type StoredKeys } from '../modules/secrets/stored-keys.ts';
+import { MARKED_UNREADABLE } from '../modules/secrets/key-fingerprint.ts';
 import { runCli, UsageError } from './run-cli.ts';
 
 const USAGE = 'usage: npm run secrets -- check | rotate [--batch-size N]   (N from 1 to 10000, default 500)';
@@ -37,26 +38,46 @@ function parseCommand(args: string[]): { command: 'check' | 'rotate'; batchSize:
  * others (damaged, or recorded under no key) are listed by deployment and name, a few at most.
  */
 function describeUnreadable(unreadable: UnreadableSecret[], cipher: SecretCipher | undefined): string {
-  const missingKey = (s: UnreadableSecret) => s.keyFingerprint !== null && !cipher?.reads(s.keyFingerprint);
+  const missingKey = (s: UnreadableSecret) => s.keyFingerprint !== null && s.keyFingerprint !== MARKED_UNREADABLE && !cipher?.reads(s.keyFingerprint);
   const perMissingKey = new Map<string, number>();
   for (const s of unreadable.filter(missingKey)) perMissingKey.set(s.keyFingerprint!, (perMissingKey.get(s.keyFingerprint!) ?? 0) + 1);
   const others = unreadable.filter((s) => !missingKey(s));
+  const why = (s: UnreadableSecret) => {
+    if (s.keyFingerprint === MARKED_UNREADABLE) return 'damaged (marked unreadable by a rotation)';
+    if (s.keyFingerprint === null) return 'written before key fingerprints were recorded, and no configured key opens it';
+    return `damaged (it does not open with key ${s.keyFingerprint}, which wrote it)`;
+  };
   return [
     ...[...perMissingKey].map(([key, n]) => `  ${n} written under key ${key}, which is not configured`),
-    ...others.slice(0, SHOWN_UNREADABLE).map((s) => `  deployment ${s.deploymentId}, secret "${s.name}": ${s.keyFingerprint
-      ? `damaged (it does not open with key ${s.keyFingerprint}, which wrote it)`
-      : 'written before key fingerprints were recorded, and no configured key opens it'}`),
+    ...others.slice(0, SHOWN_UNREADABLE).map((s) => `  deployment ${s.deploymentId}, secret "${s.name}": ${why(s)}`),
     ...(others.length > SHOWN_UNREADABLE ? [`  ... and ${others.length - SHOWN_UNREADABLE} more`] : []),
   ].join('\n');
 }
 
+const REPAIR = 'Re-import their values (`npm run import`: the import rewrites them under SECRETS_KEY) or delete them.';
+
+/** Both commands read the fingerprints; before their migration is applied there are none to read. */
+async function expectFingerprints(database: Database): Promise<StoredKeys> {
+  const stored = await storedKeys(database.orm.em.getConnection());
+  if (!stored.recordsFingerprints) {
+    throw new SecretsKeyError('the database has migrations pending (its secrets have no key fingerprints yet): run `npm run db:migrate` first');
+  }
+  return stored;
+}
+
+function describeRecorded(recorded: Map<string | null, number>): string {
+  const label = (key: string | null) => (key === null ? 'recorded under key none (written before fingerprints)'
+    : key === MARKED_UNREADABLE ? 'marked unreadable' : `recorded under key ${key}`);
+  return [...recorded].map(([key, n]) => `${n} ${label(key)}`).join(', ') || 'none';
+}
+
 async function check(config: Config, database: Database): Promise<void> {
   const em = database.orm.em;
+  const stored = await expectFingerprints(database);
   const current = await configuredKey(config);
   const cipher = current && new SecretCipher(current.key, config.secretsKeyPrevious ? [config.secretsKeyPrevious] : []);
   const result = await checkSecrets(em, cipher);
-  const recorded = await secretCountsByFingerprint(em.getConnection(), await storedKeys(em.getConnection()));
-  const lines = [`${result.total} secrets stored (${[...recorded].map(([key, n]) => `${n} recorded under key ${key ?? 'none (written before fingerprints)'}`).join(', ') || 'none'}).`];
+  const lines = [`${result.total} secrets stored (${describeRecorded(await secretCountsByFingerprint(em.getConnection(), stored))}).`];
   if (!current) {
     lines.push(`  no key configured: SECRETS_KEY is not set and ${secretsKeyFile(config)} does not exist`);
   } else {
@@ -74,6 +95,7 @@ async function check(config: Config, database: Database): Promise<void> {
 }
 
 async function rotate(config: Config, database: Database, batchSize: number): Promise<void> {
+  await expectFingerprints(database);
   const cipher = await openSecretsKeys(config, database.orm.em.getConnection(), { mayGenerate: false });
   let shownAt = 0;
   const result = await rotateSecrets(database.orm.em, cipher, {
@@ -84,18 +106,19 @@ async function rotate(config: Config, database: Database, batchSize: number): Pr
       console.log(`  ${rotated} of ${total} rotated (${total ? Math.floor((100 * rotated) / total) : 100}%)`);
     },
   });
-  if (result.unreadable.length > 0) {
-    throw new SecretsKeyError(`rotated ${result.rotated} secrets to key ${cipher.fingerprint}, but ${result.unreadable.length} open with no configured key `
-      + `and were left as they are:\n${describeUnreadable(result.unreadable, cipher)}`);
-  }
   console.log(`Rotated ${result.rotated} secrets to key ${cipher.fingerprint} (SECRETS_KEY); ${result.alreadyCurrent} were already under it. `
-    + 'Every secret is now under SECRETS_KEY: SECRETS_KEY_PREVIOUS is no longer needed.');
+    + 'Every readable secret is now under SECRETS_KEY: SECRETS_KEY_PREVIOUS is no longer needed.');
+  if (result.unreadableTotal > 0) {
+    const found = result.markedUnreadable.length ? `, ${result.markedUnreadable.length} found by this run:\n${describeUnreadable(result.markedUnreadable, cipher)}` : '';
+    throw new SecretsKeyError(`${result.unreadableTotal} secrets are damaged: no key opens them, so they are marked unreadable and served as null${found}\n${REPAIR}`);
+  }
 }
 
 await runCli(async (args) => {
   const { command, batchSize } = parseCommand(args);
   const config = loadConfig();
-  const database = await openDatabase(config, { migrate: config.migrateOnStart });
+  // `check` only reads: it leaves pending migrations to `npm run db:migrate` (and says so).
+  const database = await openDatabase(config, { migrate: command === 'rotate' && config.migrateOnStart });
   try {
     if (command === 'check') await check(config, database);
     else await rotate(config, database, batchSize);

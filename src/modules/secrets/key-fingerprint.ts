@@ -11,3 +11,9 @@ const LENGTH = 16;
 export function keyFingerprint(key: Buffer): string {
   return createHmac('sha256', key).update(LABEL).digest('hex').slice(0, LENGTH);
 }
+
+/**
+ * Recorded instead of a fingerprint on a row that no key opens (found damaged by a rotation, which cannot
+ * re-encrypt it): it needs no key, and keeps no old key in use. Not hex, so never a real fingerprint.
+ */
+export const MARKED_UNREADABLE = 'unreadable';

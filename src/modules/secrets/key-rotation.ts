@@ -2,7 +2,12 @@
 // transaction each: a kill at any point loses at most the batch in progress, which rolled back and is found
 // again by the next run, because the work left is exactly the rows whose fingerprint is not the current key's.
 // A run over a database with nothing left to do changes nothing.
+//
+// A row that no configured key opens is damaged (the keys were checked before the run: they read every
+// recorded key, and the rows written before fingerprints): it cannot be re-encrypted, so it is marked
+// unreadable, which keeps no old key in use; re-importing its value repairs it.
 import type { AppOrm } from '../../db/orm-config.ts';
+import { MARKED_UNREADABLE } from './key-fingerprint.ts';
 import type { SecretCipher } from './secret-cipher.ts';
 import type { StoredSecretRow } from './stored-keys.ts';
 
@@ -16,68 +21,99 @@ export interface UnreadableSecret {
 
 export interface RotationProgress {
   rotated: number;
-  /** Rows not under the current key when the run began. */
+  /** Rows to rotate when the run began (rows written meanwhile under another key are rotated too). */
   total: number;
 }
 
 export interface RotationResult extends RotationProgress {
   /** Rows already under the current key when the run began. */
   alreadyCurrent: number;
-  /** Rows no configured key opens: left as they are. */
-  unreadable: UnreadableSecret[];
+  /** Rows this run found damaged and marked unreadable. */
+  markedUnreadable: UnreadableSecret[];
+  /** Rows marked unreadable, by this run or an earlier one. */
+  unreadableTotal: number;
 }
 
 const FIRST_UUID = '00000000-0000-0000-0000-000000000000';
+/** PostgreSQL's deadlock and serialization failures: the batch rolled back and can simply run again. */
+const RETRYABLE = new Set(['40P01', '40001']);
+const ATTEMPTS = 5;
 
-async function countByKey(em: EntityManager, fingerprint: string): Promise<{ current: number; other: number }> {
-  const [row] = await em.execute<{ current: string; other: string }[]>(
-    `select count(*) filter (where key_fingerprint = ?) as current, count(*) filter (where key_fingerprint is distinct from ?) as other from secret`,
-    [fingerprint, fingerprint]);
-  return { current: Number(row!.current), other: Number(row!.other) };
+async function countByKey(em: EntityManager, fingerprint: string) {
+  const [row] = await em.execute<{ current: string; pending: string; unreadable: string }[]>(
+    `select count(*) filter (where key_fingerprint = ?) as current,
+            count(*) filter (where key_fingerprint is distinct from ? and key_fingerprint is distinct from ?) as pending,
+            count(*) filter (where key_fingerprint = ?) as unreadable
+       from secret`,
+    [fingerprint, fingerprint, MARKED_UNREADABLE, MARKED_UNREADABLE]);
+  return { current: Number(row!.current), pending: Number(row!.pending), unreadable: Number(row!.unreadable) };
 }
 
-/** One batch, in one transaction: the rows after `after` not under the current key, locked, rewritten. */
+/** One batch, in one transaction: the rows after `after` still to rotate, locked, rewritten or marked. */
 async function rotateBatch(em: EntityManager, cipher: SecretCipher, after: string, batchSize: number) {
   return em.fork().transactional(async (tx) => {
     const rows = await tx.execute<StoredSecretRow[]>(
       `select id, deployment_id, name, value_ciphertext, key_fingerprint from secret
-        where key_fingerprint is distinct from ? and id > ? order by id limit ? for update`,
-      [cipher.fingerprint, after, batchSize]);
-    const rewritten: { id: string; ciphertext: string }[] = [];
+        where key_fingerprint is distinct from ? and key_fingerprint is distinct from ? and id > ?
+        order by id limit ? for update`,
+      [cipher.fingerprint, MARKED_UNREADABLE, after, batchSize]);
+    const rewritten: { id: string; ciphertext: string | null }[] = [];
     const unreadable: UnreadableSecret[] = [];
     for (const row of rows) {
       const slot = { deploymentId: row.deployment_id, name: row.name };
-      let plaintext: string;
       try {
-        plaintext = cipher.decrypt(row.value_ciphertext, slot, row.key_fingerprint);
+        const plaintext = cipher.decrypt(row.value_ciphertext, slot, row.key_fingerprint);
+        rewritten.push({ id: row.id, ciphertext: cipher.seal(plaintext, slot).valueCiphertext.toString('base64') });
       } catch {
         unreadable.push({ ...slot, keyFingerprint: row.key_fingerprint });
-        continue;
+        rewritten.push({ id: row.id, ciphertext: null });
       }
-      rewritten.push({ id: row.id, ciphertext: cipher.seal(plaintext, slot).valueCiphertext.toString('base64') });
     }
     if (rewritten.length > 0) {
-      // One statement for the batch: the new ciphertexts travel as one JSON parameter.
+      // One statement for the batch: the new ciphertexts travel as one JSON parameter (null: mark unreadable,
+      // keeping the damaged ciphertext as it is).
       await tx.execute(
-        `update secret set value_ciphertext = decode(v.ciphertext, 'base64'), key_fingerprint = ?
+        `update secret set value_ciphertext = coalesce(decode(v.ciphertext, 'base64'), secret.value_ciphertext),
+                           key_fingerprint = case when v.ciphertext is null then ? else ? end
            from jsonb_to_recordset(?::jsonb) as v(id uuid, ciphertext text) where secret.id = v.id`,
-        [cipher.fingerprint, JSON.stringify(rewritten)]);
+        [MARKED_UNREADABLE, cipher.fingerprint, JSON.stringify(rewritten)]);
     }
-    return { last: rows.at(-1)?.id, rotated: rewritten.length, unreadable };
+    return { last: rows.at(-1)?.id, rotated: rewritten.length - unreadable.length, unreadable };
   });
 }
 
+async function withRetries<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt === ATTEMPTS || !RETRYABLE.has(String((error as { code?: unknown }).code))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
+/**
+ * Passes over the table in id order until one finds nothing to do: a row written under an old key while a
+ * pass was under way (by a process that does not have the new key yet) may sit behind its cursor.
+ */
 export async function rotateSecrets(
   em: EntityManager, cipher: SecretCipher, options: { batchSize: number; onBatch?: (progress: RotationProgress) => void },
 ): Promise<RotationResult> {
-  const counts = await countByKey(em, cipher.fingerprint);
-  const result: RotationResult = { rotated: 0, total: counts.other, alreadyCurrent: counts.current, unreadable: [] };
-  for (let after = FIRST_UUID; ;) {
-    const batch = await rotateBatch(em, cipher, after, options.batchSize);
-    if (batch.last === undefined) return result;
-    after = batch.last;
-    result.rotated += batch.rotated;
-    result.unreadable.push(...batch.unreadable);
-    options.onBatch?.({ rotated: result.rotated, total: result.total });
+  const before = await countByKey(em, cipher.fingerprint);
+  const result: RotationResult = { rotated: 0, total: before.pending, alreadyCurrent: before.current, markedUnreadable: [], unreadableTotal: 0 };
+  for (let changedInPass = true; changedInPass;) {
+    changedInPass = false;
+    for (let after = FIRST_UUID; ;) {
+      const batch = await withRetries(() => rotateBatch(em, cipher, after, options.batchSize));
+      if (batch.last === undefined) break;
+      after = batch.last;
+      changedInPass = true;
+      result.rotated += batch.rotated;
+      result.markedUnreadable.push(...batch.unreadable);
+      options.onBatch?.({ rotated: result.rotated, total: result.total });
+    }
   }
+  result.unreadableTotal = (await countByKey(em, cipher.fingerprint)).unreadable;
+  return result;
 }

@@ -6,7 +6,7 @@
 // rotation, see key-rotation.ts). Each row records the fingerprint of the key that wrote it, so a reader
 // picks the right key at once and the database can tell which keys its secrets need.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { keyFingerprint } from './key-fingerprint.ts';
+import { keyFingerprint, MARKED_UNREADABLE } from './key-fingerprint.ts';
 
 const VERSION = 1;
 const IV_LENGTH = 12;
@@ -98,6 +98,7 @@ export class SecretCipher {
     if (sealed.length < 1 + IV_LENGTH + TAG_LENGTH || sealed[0] !== VERSION) {
       throw new SecretDecryptionError(slot, keyFingerprint, 'the stored ciphertext is malformed');
     }
+    if (keyFingerprint === MARKED_UNREADABLE) throw new SecretDecryptionError(slot, keyFingerprint, 'a key rotation found it damaged');
     if (keyFingerprint !== null) {
       const key = this.#keys.get(keyFingerprint);
       if (!key) throw new SecretDecryptionError(slot, keyFingerprint, `it was written under key ${keyFingerprint}, which is not configured`);

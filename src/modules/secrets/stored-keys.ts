@@ -52,12 +52,11 @@ export interface StoredSecretRow {
   key_fingerprint: string | null;
 }
 
-/** One secret written before fingerprints were recorded: trying the keys on it tells which one wrote them. */
-export async function oneUnfingerprintedSecret(connection: Connection, stored: StoredKeys): Promise<StoredSecretRow | undefined> {
-  const [row] = await connection.execute<StoredSecretRow[]>(
+/** A few secrets written before fingerprints were recorded: trying the keys on them tells which one wrote them. */
+export async function unfingerprintedSecrets(connection: Connection, stored: StoredKeys, limit: number): Promise<StoredSecretRow[]> {
+  return connection.execute<StoredSecretRow[]>(
     `select id, deployment_id, name, value_ciphertext, null as key_fingerprint from secret
-      ${stored.recordsFingerprints ? 'where key_fingerprint is null' : ''} order by id limit 1`);
-  return row;
+      ${stored.recordsFingerprints ? 'where key_fingerprint is null' : ''} order by id limit ?`, [limit]);
 }
 
 /** How many secrets each recorded fingerprint (null: none recorded) has. Counts every row: for messages and the CLI. */
