@@ -4,6 +4,7 @@ import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { importDocument } from '../import/importer.ts';
 import { parseImportDocument } from '../import/parse-document.ts';
+import { refreshStatistics } from '../import/refresh-statistics.ts';
 import { openSecretsKeys } from '../modules/secrets/secrets-key.ts';
 import { runCli, UsageError } from './run-cli.ts';
 
@@ -24,6 +25,7 @@ await runCli(async (args) => {
     // Writes under the current key, and only if the keys also read what is already stored.
     const cipher = await openSecretsKeys(config, database.orm.em.getConnection());
     const summary = await importDocument(database.orm.em, document, cipher);
+    if (summary.created + summary.updated + summary.deleted > 0) await refreshStatistics(database.orm.em);
     const counts = `${document.tenants.length} tenants, ${document.integrations.length} integrations, ${document.deployments.length} deployments`;
     const changes = summary.created + summary.updated + summary.deleted === 0
       ? 'no changes (already up to date)'

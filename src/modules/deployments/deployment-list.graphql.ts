@@ -4,6 +4,7 @@ import type { FilterQuery } from '@mikro-orm/postgresql';
 import { builder } from '../../graphql/builder.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
 import { badUserInput } from '../../graphql/errors.ts';
+import { selectedColumns } from '../../graphql/selected-columns.ts';
 import { DeploymentSchema, type Deployment } from './deployment.entity.ts';
 import type { DeploymentRow } from './deployment-row.ts';
 import { decodeDeploymentCursor, encodeDeploymentCursor, type DeploymentPosition } from './deployment-cursor.ts';
@@ -47,13 +48,14 @@ builder.queryField('deployments', (t) =>
       limit: t.arg.int({ required: true, defaultValue: DEFAULT_PAGE_SIZE, description: `Page size, 1 to ${MAX_PAGE_SIZE}.` }),
       offset: t.arg.int({ required: true, defaultValue: 0, description: 'Deployments to skip: 0, or the `offset` of the previous page.' }),
     },
-    resolve: async (_root, { filter, limit, offset }, ctx) => {
+    resolve: async (_root, { filter, limit, offset }, ctx, info) => {
       if (limit < 1 || limit > MAX_PAGE_SIZE) throw badUserInput('limit', `must be between 1 and ${MAX_PAGE_SIZE}; got ${limit}`);
       if (offset < 0) throw badUserInput('offset', `must be 0 or more; got ${offset}`);
       const where = await resolveDeploymentFilter(filter, ctx);
       if (where === MATCHES_NOTHING) return { resources: [], offset, hasNextPage: false, countTotal: async () => 0 };
       const repository = ctx.em.getRepository(DeploymentSchema);
-      const { deployments, more } = await repository.findPage(where, limit, offset);
+      // Only the columns the selected fields of `resources` read (all of them for REST's full record).
+      const { deployments, more } = await repository.findPage(where, limit, offset, selectedColumns(info, ['resources'], []));
       return { resources: deployments, offset: offset + deployments.length, hasNextPage: more, countTotal: () => repository.countMatching(where) };
     },
   }));
@@ -71,9 +73,9 @@ builder.queryField('deploymentsConnection', (t) =>
       type: DeploymentRef,
       description: 'Deployments of the tenant, newest first, as a Relay connection: cursors stay valid while deployments are added.',
       args: { filter: t.arg({ type: DeploymentFilterInput, description: 'Only deployments matching every field given.' }) },
-      resolve: async (_root, args, ctx) => {
+      resolve: async (_root, args, ctx, info) => {
         const where = await resolveDeploymentFilter(args.filter, ctx);
-        return deploymentConnection(where, args, ctx);
+        return deploymentConnection(where, args, ctx, selectedColumns(info, ['edges', 'node'], []));
       },
     },
     {
@@ -89,7 +91,9 @@ builder.queryField('deploymentsConnection', (t) =>
     { name: 'DeploymentEdge', description: 'A deployment with its cursor.' },
   ));
 
-async function deploymentConnection(where: FilterQuery<Deployment> | typeof MATCHES_NOTHING, args: ConnectionArgs, ctx: GraphQLContext) {
+async function deploymentConnection(
+  where: FilterQuery<Deployment> | typeof MATCHES_NOTHING, args: ConnectionArgs, ctx: GraphQLContext, columns: string[] | undefined,
+) {
   const { first, last } = args;
   if (first != null && last != null) throw badUserInput('last', 'give either first or last, not both');
   for (const [name, value] of [['first', first], ['last', last]] as const) {
@@ -101,7 +105,7 @@ async function deploymentConnection(where: FilterQuery<Deployment> | typeof MATC
   }
   const repository = ctx.em.getRepository(DeploymentSchema);
   const fromEnd = last != null;
-  const { deployments, more } = await repository.findSlice(where, range, fromEnd ? 'end' : 'start', last ?? first ?? DEFAULT_PAGE_SIZE);
+  const { deployments, more } = await repository.findSlice(where, range, fromEnd ? 'end' : 'start', last ?? first ?? DEFAULT_PAGE_SIZE, columns);
   // The far side of the slice is read only when a cursor bounds it there (otherwise the slice starts the list).
   const farCursor = fromEnd ? range.before : range.after;
   const beyondFarSide = farCursor ? await repository.existsFrom(where, farCursor, fromEnd ? 'after' : 'before') : false;

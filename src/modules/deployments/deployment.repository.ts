@@ -16,6 +16,31 @@ import type { DeploymentRow } from './deployment-row.ts';
 const LISTING_ORDER: QueryOrderMap<Deployment>[] = [{ createdAt: 'desc' }, { id: 'desc' }];
 const REVERSED_ORDER: QueryOrderMap<Deployment>[] = [{ createdAt: 'asc' }, { id: 'asc' }];
 
+/**
+ * The columns of a deployment row (as the lean rows name them), by the entity property that maps each. A
+ * listing reads only those its caller asks for (see graphql/selected-columns.ts); none asked: all of them.
+ */
+const PROPERTY_OF_COLUMN = {
+  id: 'id', tenant_id: 'tenant', name: 'name', status: 'status', source: 'source', deployment_type: 'deploymentType',
+  remote_reconciled: 'remoteReconciled', image_version: 'imageVersion', source_config: 'sourceConfig', resource_spec: 'resourceSpec',
+  source_revision_config: 'sourceRevisionConfig', latest_revision_id: 'latestRevisionId', active_revision_id: 'activeRevisionId',
+  created_at: 'createdAt', updated_at: 'updatedAt',
+} as const;
+export type DeploymentColumn = keyof typeof PROPERTY_OF_COLUMN;
+/** What every listing reads whatever is asked: the id, and the position in the listing order (cursors). */
+const ALWAYS_READ: DeploymentColumn[] = ['id', 'created_at'];
+
+function propertiesFor(columns: readonly string[] | undefined): string[] | undefined {
+  if (!columns) return undefined;
+  const properties = new Set<string>(ALWAYS_READ.map((column) => PROPERTY_OF_COLUMN[column]));
+  for (const column of columns) {
+    const property = PROPERTY_OF_COLUMN[column as DeploymentColumn];
+    if (!property) throw new Error(`deployment has no column "${column}"`);
+    properties.add(property);
+  }
+  return [...properties];
+}
+
 export interface DeploymentSlice {
   deployments: DeploymentRow[];
   /** Whether the list goes on beyond the slice in the direction it was read. */
@@ -32,11 +57,16 @@ export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
     return this.getEntityManager() as TenantSafeEntityManager;
   }
 
-  private async rows(where: FilterQuery<Deployment>, options: { orderBy?: QueryOrderMap<Deployment>[]; limit?: number; offset?: number }) {
-    const rows = await leanRows<DeploymentRow>(this.tenantSafeEm, DeploymentSchema, where, options as never);
+  /** Rows with the given columns only (`columns` undefined: every column). */
+  private async rows(
+    where: FilterQuery<Deployment>,
+    options: { orderBy?: QueryOrderMap<Deployment>[]; limit?: number; offset?: number; columns?: readonly string[] },
+  ) {
+    const { columns, ...query } = options;
+    const rows = await leanRows<DeploymentRow>(this.tenantSafeEm, DeploymentSchema, where, { ...query, fields: propertiesFor(columns) } as never);
     for (const row of rows) {
       row.created_at = timestampFromText(row.created_at);
-      row.updated_at = timestampFromText(row.updated_at);
+      if (row.updated_at !== undefined) row.updated_at = timestampFromText(row.updated_at);
     }
     return rows;
   }
@@ -47,18 +77,23 @@ export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
     return inRequestedOrder(ids, await this.rows({ id: { $in: [...new Set(ids)] } }, {}), (row) => row.id);
   }
 
-  /** `limit` deployments from `offset`; one extra row is read to tell whether another page follows. */
-  async findPage(where: FilterQuery<Deployment>, limit: number, offset: number): Promise<DeploymentSlice> {
-    const rows = await this.rows(where, { orderBy: LISTING_ORDER, limit: limit + 1, offset });
+  /**
+   * `limit` deployments from `offset`; one extra row is read to tell whether another page follows. Only
+   * `columns` are read (and the id and creation time); the other properties of the rows are absent.
+   */
+  async findPage(where: FilterQuery<Deployment>, limit: number, offset: number, columns?: readonly string[]): Promise<DeploymentSlice> {
+    const rows = await this.rows(where, { orderBy: LISTING_ORDER, limit: limit + 1, offset, columns });
     return { deployments: rows.slice(0, limit), more: rows.length > limit };
   }
 
   /**
    * The first (`from: 'start'`) or last (`from: 'end'`) `count` deployments strictly between the range's
-   * positions, in listing order.
+   * positions, in listing order; only `columns` are read, as for `findPage`.
    */
-  async findSlice(where: FilterQuery<Deployment>, range: KeysetRange, from: 'start' | 'end', count: number): Promise<DeploymentSlice> {
-    const rows = await this.rows(this.within(where, range), { orderBy: from === 'start' ? LISTING_ORDER : REVERSED_ORDER, limit: count + 1 });
+  async findSlice(
+    where: FilterQuery<Deployment>, range: KeysetRange, from: 'start' | 'end', count: number, columns?: readonly string[],
+  ): Promise<DeploymentSlice> {
+    const rows = await this.rows(this.within(where, range), { orderBy: from === 'start' ? LISTING_ORDER : REVERSED_ORDER, limit: count + 1, columns });
     const deployments = rows.slice(0, count);
     return { deployments: from === 'start' ? deployments : deployments.reverse(), more: rows.length > count };
   }

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { columnsOf } from '../../graphql/selected-columns.ts';
 import type { DeploymentType } from './deployment-enums.ts';
 import { DeploymentTypeEnum } from './deployment-enums.graphql.ts';
 import { ResourceSpecRef } from './resource-spec.graphql.ts';
@@ -6,7 +7,8 @@ import type {
   StoredListenerConfig, StoredResourceSpec, StoredSourceConfig, StoredSourceRevisionConfig,
 } from './deployment-row.ts';
 
-// The parents are the stored jsonb objects, whose keys are the legacy (snake_case) ones.
+// The parents are the stored jsonb objects, whose keys are the legacy (snake_case) ones. SourceConfig is made
+// from three columns of the deployment row; its fields say which one each reads (see selected-columns.ts).
 
 /** `source_config` as the legacy record nests it: the stored config plus the resource spec and the tier. */
 export interface SourceConfigView {
@@ -26,24 +28,24 @@ export const SourceConfigRef = builder.objectRef<SourceConfigView>('SourceConfig
   description: 'How a deployment is built and run (REST: `source_config`).',
   fields: (t) => ({
     integrationId: t.field({
-      type: 'UUID', nullable: true, description: 'Code-host integration the source repository is reached through.',
+      type: 'UUID', nullable: true, extensions: columnsOf('source_config'), description: 'Code-host integration the source repository is reached through.',
       resolve: ({ config }) => config.integration_id ?? null,
     }),
-    repoUrl: t.string({ nullable: true, description: 'URL of the source repository.', resolve: ({ config }) => config.repo_url ?? null }),
-    buildOnPush: t.boolean({ nullable: true, description: 'Whether a push to the repository starts a new build.', resolve: ({ config }) => config.build_on_push ?? null }),
-    customUrl: t.string({ nullable: true, description: 'Custom URL the deployment is served at.', resolve: ({ config }) => config.custom_url ?? null }),
+    repoUrl: t.string({ nullable: true, extensions: columnsOf('source_config'), description: 'URL of the source repository.', resolve: ({ config }) => config.repo_url ?? null }),
+    buildOnPush: t.boolean({ nullable: true, extensions: columnsOf('source_config'), description: 'Whether a push to the repository starts a new build.', resolve: ({ config }) => config.build_on_push ?? null }),
+    customUrl: t.string({ nullable: true, extensions: columnsOf('source_config'), description: 'Custom URL the deployment is served at.', resolve: ({ config }) => config.custom_url ?? null }),
     resourceSpec: t.field({
-      type: ResourceSpecRef, nullable: true, description: 'Scaling and compute settings.',
+      type: ResourceSpecRef, nullable: true, extensions: columnsOf('resource_spec'), description: 'Scaling and compute settings.',
       resolve: ({ resourceSpec }) => resourceSpec ?? null,
     }),
-    listenerId: t.field({ type: 'UUID', nullable: true, description: 'Listener the deployment is attached to.', resolve: ({ config }) => config.listener_id ?? null }),
+    listenerId: t.field({ type: 'UUID', nullable: true, extensions: columnsOf('source_config'), description: 'Listener the deployment is attached to.', resolve: ({ config }) => config.listener_id ?? null }),
     listenerConfig: t.field({
-      type: ListenerConfigRef, nullable: true, description: 'Settings of that listener.',
+      type: ListenerConfigRef, nullable: true, extensions: columnsOf('source_config'), description: 'Settings of that listener.',
       resolve: ({ config }) => config.listener_config ?? null,
     }),
-    installCommand: t.string({ nullable: true, description: 'Command that installs dependencies before the build.', resolve: ({ config }) => config.install_command ?? null }),
-    buildCommand: t.string({ nullable: true, description: 'Command that builds the application.', resolve: ({ config }) => config.build_command ?? null }),
-    deploymentType: t.field({ type: DeploymentTypeEnum, description: 'Service tier.', resolve: ({ deploymentType }) => deploymentType }),
+    installCommand: t.string({ nullable: true, extensions: columnsOf('source_config'), description: 'Command that installs dependencies before the build.', resolve: ({ config }) => config.install_command ?? null }),
+    buildCommand: t.string({ nullable: true, extensions: columnsOf('source_config'), description: 'Command that builds the application.', resolve: ({ config }) => config.build_command ?? null }),
+    deploymentType: t.field({ type: DeploymentTypeEnum, extensions: columnsOf('deployment_type'), description: 'Service tier.', resolve: ({ deploymentType }) => deploymentType }),
   }),
 });
 
