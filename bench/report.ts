@@ -1,17 +1,38 @@
-// The benchmark table, as printed and as the README shows it.
+// The benchmark tables, as printed and as the README shows them.
 export interface ScenarioResult {
   scenario: string;
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
   sqlStatements: number;
+  /** Bytes read from PostgreSQL for one request (the pool's sockets). */
+  bytesFromPostgres: number;
   peakRssMb: number;
+  /** The ceiling scenario it is compared with, and the ratio of their throughputs. */
+  ceiling: string;
   ofCeiling: number;
 }
 
+export interface ScalingResult {
+  scenario: string;
+  byConnections: { connections: number; requestsPerSecond: number; p50Ms: number; p99Ms: number; failed: number }[];
+}
+
+const kb = (bytes: number) => (bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} B`);
+
 export function formatTable(results: ScenarioResult[], machine: string, settings: string): string {
-  const header = '| Scenario | req/s | p50 ms | p99 ms | SQL/req | peak RSS MB | of ceiling |';
-  const rule = '|---|---:|---:|---:|---:|---:|---:|';
-  const rows = results.map((r) => `| ${r.scenario} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50Ms} | ${r.p99Ms} | ${r.sqlStatements} | ${r.peakRssMb.toFixed(0)} | ${(r.ofCeiling * 100).toFixed(0)}% |`);
+  const header = '| Scenario | req/s | p50 ms | p99 ms | SQL/req | read from PG/req | peak RSS MB | of its ceiling |';
+  const rule = '|---|---:|---:|---:|---:|---:|---:|---:|';
+  const rows = results.map((r) => `| ${r.scenario} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50Ms} | ${r.p99Ms} | ${r.sqlStatements} | ${kb(r.bytesFromPostgres)} | `
+    + `${r.peakRssMb.toFixed(0)} | ${r.ceiling === r.scenario ? '(ceiling)' : `${(r.ofCeiling * 100).toFixed(0)}% of ${r.ceiling.replace(/^(ceiling|floor): /, '')}`} |`);
   return [`Machine: ${machine}`, `Settings: ${settings}`, '', header, rule, ...rows].join('\n');
+}
+
+export function formatScalingTable(results: ScalingResult[]): string {
+  const counts = results[0]?.byConnections.map((c) => c.connections) ?? [];
+  const header = `| Scenario | ${counts.map((c) => `${c} conn: req/s (p99 ms)`).join(' | ')} | failed |`;
+  const rule = `|---|${counts.map(() => '---:').join('|')}|---:|`;
+  const rows = results.map((r) => `| ${r.scenario} | ${r.byConnections.map((c) => `${c.requestsPerSecond.toFixed(0)} (${c.p99Ms})`).join(' | ')} | `
+    + `${r.byConnections.reduce((sum, c) => sum + c.failed, 0)} |`);
+  return ['Connection scaling (same interleaving, median of rounds):', '', header, rule, ...rows].join('\n');
 }

@@ -1,8 +1,10 @@
-// npm run bench [-- --rounds 3 --duration 5 --connections 8]
+// npm run bench [-- --rounds 3 --duration 5 --connections 8 --scaling 1,8,64]
 // Starts the service in production mode on the benchmark dataset (npm run bench:data first), counts the SQL
-// statements of each scenario, then drives load with autocannon from this process, scenario after scenario,
-// round after round (interleaved, so machine drift spreads over all of them), against the service and a
-// raw pg + JSON.stringify "ceiling". Prints one table and writes it as JSON to bench/results/.
+// statements and the bytes read from PostgreSQL of each scenario, then drives load with autocannon from this
+// process, scenario after scenario, round after round (interleaved, so machine drift spreads over all of
+// them), against the service and the ceilings (bench/ceiling.ts: a bare node:http floor, pg + JSON.stringify
+// pages, PostgreSQL-built JSON). Then the connection-scaling table: the light and full pages and their
+// ceilings at each connection count. Prints both tables and writes them as JSON to bench/results/.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,16 +16,18 @@ import { benchEnvironment } from './bench-environment.ts';
 import { benchIds, tenantId } from './dataset.ts';
 import { issueBenchKey, machineDescription, PRODUCTION_SERVICE_ENV, rssOf } from './harness.ts';
 import { scenarios, type Scenario } from './scenarios.ts';
-import { countStatements } from './statement-count.ts';
-import { formatTable, type ScenarioResult } from './report.ts';
+import { countStatements, type RequestCost } from './statement-count.ts';
+import { formatScalingTable, formatTable, type ScalingResult, type ScenarioResult } from './report.ts';
 
 const { values: options } = parseArgs({
   options: {
     rounds: { type: 'string', default: '3' },
     duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '8' },
+    scaling: { type: 'string', default: '1,8,64' },
   },
 });
+const scalingConnections = options.scaling.split(',').filter(Boolean).map(Number);
 const rounds = Number(options.rounds);
 const duration = Number(options.duration);
 const connections = Number(options.connections);
@@ -49,17 +53,17 @@ function startProcess(args: string[], extraEnv: Record<string, string>, ready: R
   });
 }
 
-async function load(scenario: Scenario, baseUrl: string, key: string, seconds: number, pid: number) {
+async function load(scenario: Scenario, baseUrl: string, key: string, seconds: number, pid: number, concurrent = connections, failures: 'throw' | 'count' = 'throw') {
   let rss = rssOf(pid);
   const sampler = setInterval(() => { rss = Math.max(rss, rssOf(pid)); }, 200);
   const result = await autocannon({
-    url: `${baseUrl}${scenario.path}`, method: scenario.method, body: scenario.body, connections, duration: seconds,
+    url: `${baseUrl}${scenario.path}`, method: scenario.method, body: scenario.body, connections: concurrent, duration: seconds,
     headers: { 'x-api-key': key, 'content-type': 'application/json', accept: 'application/json' },
   });
   clearInterval(sampler);
   const failed = result.non2xx + result.errors + result.timeouts;
-  if (failed > 0) throw new Error(`${scenario.name}: ${failed} failed requests of ${result.requests.total}`);
-  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, rss };
+  if (failed > 0 && failures === 'throw') throw new Error(`${scenario.name}: ${failed} failed requests of ${result.requests.total}`);
+  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, rss, failed };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -69,12 +73,12 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const ids = benchIds();
 const list = scenarios(ids);
 let key: string;
-let statements: Map<string, number>;
+let costs: Map<string, RequestCost>;
 {
   const database = await openDatabase(config, { migrate: true, whenRunning: 'join' });
   try {
     key = await issueBenchKey(database, 'bench');
-    statements = await countStatements(database.clientUrl, config, key, list.filter((s) => s.target === 'service'));
+    costs = await countStatements(database.clientUrl, config, key, list.filter((s) => s.target === 'service'));
   } finally {
     await database.close();
   }
@@ -89,7 +93,18 @@ const ceilingUrl = `http://127.0.0.1:${ceiling.match[1]}`;
 const urlOf = (s: Scenario) => (s.target === 'ceiling' ? ceilingUrl : serviceUrl);
 const pidOf = (s: Scenario) => (s.target === 'ceiling' ? ceiling.child.pid! : service.child.pid!);
 
+/** Bytes a ceiling reads from PostgreSQL for one request of the scenario (its pool's sockets, before and after). */
+async function ceilingBytes(scenario: Scenario): Promise<number> {
+  const read = async () => Number(await (await fetch(`${ceilingUrl}/__bytes`)).text());
+  const before = await read();
+  await (await fetch(`${ceilingUrl}${scenario.path}`)).arrayBuffer();
+  return (await read()) - before;
+}
+
 try {
+  for (const scenario of list.filter((s) => s.target === 'ceiling')) {
+    costs.set(scenario.name, { statements: scenario.statements ?? NaN, bytesFromPostgres: await ceilingBytes(scenario) });
+  }
   console.log(`Warming up ${list.length} scenarios…`);
   for (const scenario of list) await load(scenario, urlOf(scenario), key, 2, pidOf(scenario));
   const samples = new Map(list.map((s) => [s.name, [] as Awaited<ReturnType<typeof load>>[]]));
@@ -98,27 +113,53 @@ try {
     const order = list.map((_, i) => list[(i + round) % list.length]!);
     for (const scenario of order) {
       samples.get(scenario.name)!.push(await load(scenario, urlOf(scenario), key, duration, pidOf(scenario)));
-      process.stdout.write(`\rround ${round + 1}/${rounds}: ${scenario.name.padEnd(45)}`);
+      process.stdout.write(`\rround ${round + 1}/${rounds}: ${scenario.name.padEnd(60)}`);
     }
   }
   process.stdout.write('\n');
-  const ceilingRps = median(samples.get(list[0]!.name)!.map((s) => s.requestsPerSecond));
+  const rpsOf = (name: string) => median(samples.get(name)!.map((s) => s.requestsPerSecond));
   const results: ScenarioResult[] = list.map((scenario) => {
     const runs = samples.get(scenario.name)!;
-    const rps = median(runs.map((r) => r.requestsPerSecond));
+    const rps = rpsOf(scenario.name);
+    const cost = costs.get(scenario.name)!;
     return {
       scenario: scenario.name, requestsPerSecond: rps, p50Ms: median(runs.map((r) => r.p50)), p99Ms: median(runs.map((r) => r.p99)),
-      sqlStatements: scenario.target === 'ceiling' ? 2 : statements.get(scenario.name)!, peakRssMb: Math.max(...runs.map((r) => r.rss)) / 2 ** 20,
-      ofCeiling: rps / ceilingRps,
+      sqlStatements: cost.statements, bytesFromPostgres: cost.bytesFromPostgres, peakRssMb: Math.max(...runs.map((r) => r.rss)) / 2 ** 20,
+      ceiling: scenario.ceiling, ofCeiling: rps / rpsOf(scenario.ceiling),
     };
   });
+
+  // Connection scaling: interleaved as above, at each connection count; failures are counted, not fatal.
+  const scaled = list.filter((s) => s.scaling);
+  const scalingSamples = new Map(scaled.flatMap((s) => scalingConnections.map((c) => [`${s.name}@${c}`, [] as Awaited<ReturnType<typeof load>>[]])));
+  for (let round = 0; round < rounds; round++) {
+    for (const concurrent of scalingConnections) {
+      for (const scenario of scaled) {
+        scalingSamples.get(`${scenario.name}@${concurrent}`)!.push(await load(scenario, urlOf(scenario), key, duration, pidOf(scenario), concurrent, 'count'));
+        process.stdout.write(`\rscaling round ${round + 1}/${rounds}: ${concurrent} connections, ${scenario.name.padEnd(50)}`);
+      }
+    }
+  }
+  process.stdout.write('\n');
+  const scaling: ScalingResult[] = scaled.map((scenario) => ({
+    scenario: scenario.name,
+    byConnections: scalingConnections.map((concurrent) => {
+      const runs = scalingSamples.get(`${scenario.name}@${concurrent}`)!;
+      return {
+        connections: concurrent, requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
+        p50Ms: median(runs.map((r) => r.p50)), p99Ms: median(runs.map((r) => r.p99)), failed: runs.reduce((sum, r) => sum + r.failed, 0),
+      };
+    }),
+  }));
+
   const machine = machineDescription();
   const settings = `${rounds} rounds × ${duration} s per scenario, ${connections} connections, median of rounds`;
   console.log(formatTable(results, machine, settings));
+  console.log(`\n${formatScalingTable(scaling)}`);
   const dir = path.join(PROJECT_ROOT, 'bench', 'results');
   fs.mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const json = JSON.stringify({ date: new Date().toISOString(), machine, settings, results }, null, 2);
+  const json = JSON.stringify({ date: new Date().toISOString(), machine, settings, results, scaling }, null, 2);
   fs.writeFileSync(path.join(dir, `${stamp}.json`), json);
   fs.writeFileSync(path.join(dir, 'latest.json'), json);
   console.log(`Wrote bench/results/${stamp}.json`);

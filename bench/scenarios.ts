@@ -8,6 +8,12 @@ export interface Scenario {
   method: 'GET' | 'POST';
   path: string;
   body?: string;
+  /** The ceiling scenario (by name) this one's throughput is compared with. */
+  ceiling: string;
+  /** In the connection-scaling table too. */
+  scaling?: boolean;
+  /** A ceiling's statements per request (the service's are counted). */
+  statements?: number;
 }
 
 export interface BenchIds {
@@ -19,22 +25,39 @@ export interface BenchIds {
 // The legacy record's fields under their GraphQL names: the same data as the REST page.
 const everyRecordField = graphqlSelectionFor(deploymentRecordSchema, { id: 'uuid' }).replace(/\b[a-z0-9_]+: /g, '');
 
-const graphql = (name: string, query: string, variables: Record<string, unknown> = {}): Scenario =>
-  ({ name, target: 'service', method: 'POST', path: '/graphql', body: JSON.stringify({ query, variables }) });
-const rest = (name: string, path: string): Scenario => ({ name, target: 'service', method: 'GET', path });
+export const FLOOR = 'floor: bare node:http, fixed JSON';
+export const LIGHT_CEILING = 'ceiling: pg, 3 columns of 20 rows + JSON.stringify';
+export const FULL_CEILING = 'ceiling: pg + JSON.stringify, 100';
+const JSON_AGG_CEILING = 'ceiling: PostgreSQL builds the JSON (json_agg), 100';
+
+const ceiling = (name: string, path: string, statements: number, compareWith = name, scaling = false): Scenario =>
+  ({ name, target: 'ceiling', method: 'GET', path, ceiling: compareWith, scaling, statements });
+const graphql = (name: string, query: string, compareWith: string, variables: Record<string, unknown> = {}, scaling = false): Scenario =>
+  ({ name, target: 'service', method: 'POST', path: '/graphql', body: JSON.stringify({ query, variables }), ceiling: compareWith, scaling });
+const rest = (name: string, path: string, compareWith = FULL_CEILING, scaling = false): Scenario =>
+  ({ name, target: 'service', method: 'GET', path, ceiling: compareWith, scaling });
 
 export function scenarios({ integrationId, tagValues: [a, b, c] }: BenchIds): Scenario[] {
   return [
-    { name: 'ceiling: pg + JSON.stringify, 100', target: 'ceiling', method: 'GET', path: '/v2/deployments?limit=100' },
-    rest('REST page of 100 (full records)', '/v2/deployments?limit=100'),
-    graphql('GraphQL page of 100 (every record field)', `query Full($limit: Int!) { deployments(limit: $limit) { offset resources ${everyRecordField} } }`, { limit: 100 }),
-    graphql('GraphQL light page (20 items, 3 fields)', '{ deployments(limit: 20) { resources { uuid name status } } }'),
+    ceiling(FLOOR, '/floor', 0),
+    ceiling(LIGHT_CEILING, '/light?limit=20', 1, LIGHT_CEILING, true),
+    ceiling(FULL_CEILING, '/v2/deployments?limit=100', 2, FULL_CEILING, true),
+    // Compared with the pg + JSON.stringify ceiling: how much building the JSON in PostgreSQL would change.
+    ceiling(JSON_AGG_CEILING, '/json-agg?limit=100', 1, FULL_CEILING),
+    graphql('GraphQL { __typename } with a key', '{ __typename }', FLOOR),
+    graphql('GraphQL light page (20 items, uuid name status)', '{ deployments(limit: 20) { resources { uuid name status } } }', LIGHT_CEILING, {}, true),
+    graphql('GraphQL medium page (20 items, resource spec cpu/memory, latest revision status)',
+      '{ deployments(limit: 20) { resources { uuid name status sourceConfig { resourceSpec { cpu memoryMb } } latestRevision { status } } } }', LIGHT_CEILING),
+    rest('REST page of 100 (full records)', '/v2/deployments?limit=100', FULL_CEILING, true),
+    graphql('GraphQL page of 100 (every record field)', `query Full($limit: Int!) { deployments(limit: $limit) { offset resources ${everyRecordField} } }`, FULL_CEILING, { limit: 100 }),
     rest('REST name_contains', '/v2/deployments?limit=100&name_contains=agent-4'),
     rest('REST status list', '/v2/deployments?limit=100&status=READY,UNUSED'),
     rest('REST two tag keys', `/v2/deployments?limit=100&tag_value_ids=${a},${b},${c}`),
     rest('REST combined filters', `/v2/deployments?limit=100&status=READY,UNUSED,UNKNOWN&deployment_type=prod&remote_reconciled=false&tag_value_ids=${a},${b}&name_contains=a`),
+    graphql('GraphQL filtered page (status list, 100, every record field)',
+      `query Filtered($limit: Int!) { deployments(limit: $limit, filter: { statuses: [READY, UNUSED] }) { offset resources ${everyRecordField} } }`, FULL_CEILING, { limit: 100 }),
     rest('REST deep page (offset 40,000)', '/v2/deployments?limit=100&offset=40000'),
     rest('REST repositories (50)', `/v1/integrations/codehost/${integrationId}/repos`),
-    graphql('GraphQL repositories (50)', `query Repos($id: ID!) { repositories(integrationId: $id) { codeHostId name owner url defaultBranch hostIntegrationId } }`, { id: integrationId }),
+    graphql('GraphQL repositories (50)', `query Repos($id: ID!) { repositories(integrationId: $id) { codeHostId name owner url defaultBranch hostIntegrationId } }`, FULL_CEILING, { id: integrationId }),
   ];
 }

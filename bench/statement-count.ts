@@ -1,7 +1,8 @@
-// SQL statements per request of each scenario, counted in-process through the same app (createApp) with an
-// ORM whose onQuery hook counts: the same resolvers, loaders and queries the service runs under load.
+// SQL statements and bytes read from PostgreSQL per request of each scenario, counted in-process through the
+// same app (createApp) with an ORM whose onQuery hook counts and whose pool's sockets say what they read: the
+// same resolvers, loaders and queries the service runs under load.
 import { MikroORM } from '@mikro-orm/postgresql';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { createApp } from '../src/app.ts';
 import type { Config } from '../src/config.ts';
 import { createOrmConfig, type AppOrm } from '../src/db/orm-config.ts';
@@ -9,16 +10,27 @@ import { openSecretsKeys } from '../src/modules/secrets/secrets-key.ts';
 import { ApiKeyCache } from '../src/modules/tenancy/api-key-cache.ts';
 import type { Scenario } from './scenarios.ts';
 
-export async function countStatements(clientUrl: string, config: Config, key: string, list: Scenario[]): Promise<Map<string, number>> {
+export interface RequestCost {
+  statements: number;
+  bytesFromPostgres: number;
+}
+
+export async function countStatements(clientUrl: string, config: Config, key: string, list: Scenario[]): Promise<Map<string, RequestCost>> {
   let count = 0;
-  const orm = (await MikroORM.init(createOrmConfig({ clientUrl, onQuery: () => { count++; } }))) as unknown as AppOrm;
+  const sockets = new Set<Socket>();
+  const bytesRead = () => [...sockets].reduce((sum, socket) => sum + socket.bytesRead, 0);
+  const orm = (await MikroORM.init(createOrmConfig({
+    clientUrl,
+    onQuery: () => { count++; },
+    onPoolCreated: (pool) => pool.on('connect', (client) => sockets.add((client as unknown as { connection: { stream: Socket } }).connection.stream)),
+  }))) as unknown as AppOrm;
   // As the service runs: with its cache of verified keys (the warm-up request fills it).
   const apiKeys = new ApiKeyCache();
   await apiKeys.listen(clientUrl);
   const { server } = createApp({ orm, cipher: await openSecretsKeys(config, orm.em.getConnection()), apiKeys });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const counts = new Map<string, number>();
+  const counts = new Map<string, RequestCost>();
   try {
     for (const scenario of list) {
       const send = () => fetch(`${base}${scenario.path}`, {
@@ -26,10 +38,11 @@ export async function countStatements(clientUrl: string, config: Config, key: st
       });
       await (await send()).arrayBuffer(); // the first request may carry one-time work
       count = 0;
+      const bytesBefore = bytesRead();
       const response = await send();
       await response.arrayBuffer();
       if (!response.ok) throw new Error(`${scenario.name}: HTTP ${response.status}`);
-      counts.set(scenario.name, count);
+      counts.set(scenario.name, { statements: count, bytesFromPostgres: bytesRead() - bytesBefore });
     }
   } finally {
     server.closeAllConnections();
