@@ -4,7 +4,7 @@
 import type { AppOrm } from '../../db/orm-config.ts';
 import type { UnreadableSecret } from './key-rotation.ts';
 import type { SecretCipher } from './secret-cipher.ts';
-import type { StoredSecretRow } from './stored-keys.ts';
+import { BEFORE_EVERY_ID, type StoredSecretRow } from './stored-keys.ts';
 
 type EntityManager = AppOrm['em'];
 
@@ -19,11 +19,10 @@ export interface KeyCheck {
 }
 
 const BATCH = 1000;
-const FIRST_UUID = '00000000-0000-0000-0000-000000000000';
 
 export async function checkSecrets(em: EntityManager, cipher: SecretCipher | undefined): Promise<KeyCheck> {
   const check: KeyCheck = { total: 0, opens: new Map(cipher?.fingerprints.map((fingerprint) => [fingerprint, 0])), notUnderCurrent: 0, unreadable: [] };
-  for (let after = FIRST_UUID; ;) {
+  for (let after = BEFORE_EVERY_ID; ;) {
     const rows = await em.execute<StoredSecretRow[]>(
       'select id, deployment_id, name, value_ciphertext, key_fingerprint from secret where id > ? order by id limit ?', [after, BATCH]);
     if (rows.length === 0) return check;

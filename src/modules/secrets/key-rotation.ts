@@ -9,7 +9,7 @@
 import type { AppOrm } from '../../db/orm-config.ts';
 import { MARKED_UNREADABLE } from './key-fingerprint.ts';
 import type { SecretCipher } from './secret-cipher.ts';
-import type { StoredSecretRow } from './stored-keys.ts';
+import { BEFORE_EVERY_ID, type StoredSecretRow } from './stored-keys.ts';
 
 type EntityManager = AppOrm['em'];
 
@@ -34,7 +34,6 @@ export interface RotationResult extends RotationProgress {
   unreadableTotal: number;
 }
 
-const FIRST_UUID = '00000000-0000-0000-0000-000000000000';
 /** PostgreSQL's deadlock and serialization failures: the batch rolled back and can simply run again. */
 const RETRYABLE = new Set(['40P01', '40001']);
 const ATTEMPTS = 5;
@@ -104,7 +103,7 @@ export async function rotateSecrets(
   const result: RotationResult = { rotated: 0, total: before.pending, alreadyCurrent: before.current, markedUnreadable: [], unreadableTotal: 0 };
   for (let changedInPass = true; changedInPass;) {
     changedInPass = false;
-    for (let after = FIRST_UUID; ;) {
+    for (let after = BEFORE_EVERY_ID; ;) {
       const batch = await withRetries(() => rotateBatch(em, cipher, after, options.batchSize));
       if (batch.last === undefined) break;
       after = batch.last;

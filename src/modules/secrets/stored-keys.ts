@@ -44,6 +44,9 @@ export async function storedKeys(connection: Connection): Promise<StoredKeys> {
 
 export const hasSecrets = (keys: StoredKeys) => keys.fingerprints.length > 0 || keys.unfingerprinted;
 
+/** Below every uuid: where a walk over the secrets in id order starts (check and rotation read in batches). */
+export const BEFORE_EVERY_ID = '00000000-0000-0000-0000-000000000000';
+
 export interface StoredSecretRow {
   id: string;
   deployment_id: string;
