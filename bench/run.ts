@@ -1,4 +1,4 @@
-// npm run bench [-- --rounds 3 --duration 5 --connections 8 --scaling 1,8,64]
+// npm run bench [-- --rounds 3 --duration 5 --connections 8 --scaling 1,8,64 --only <name part>,…]
 // Starts the service in production mode on the benchmark dataset (npm run bench:data first), counts the SQL
 // statements and the bytes read from PostgreSQL of each scenario, then drives load with autocannon from this
 // process, scenario after scenario, round after round (interleaved, so machine drift spreads over all of
@@ -25,6 +25,8 @@ const { values: options } = parseArgs({
     duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '8' },
     scaling: { type: 'string', default: '1,8,64' },
+    // Only the scenarios whose names contain one of these (comma-separated), with the ceilings they compare with.
+    only: { type: 'string', default: '' },
   },
 });
 const scalingConnections = options.scaling.split(',').filter(Boolean).map(Number);
@@ -71,7 +73,10 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 // 1. Dataset present? A key for the big tenant (without the secrets scope: values are masked, as for most
 //    legacy clients); statement counts per scenario, in-process, through the same app.
 const ids = benchIds();
-const list = scenarios(ids);
+const every = scenarios(ids);
+const wanted = options.only.split(',').filter(Boolean);
+const chosen = wanted.length ? every.filter((s) => wanted.some((part) => s.name.includes(part))) : every;
+const list = every.filter((s) => chosen.includes(s) || chosen.some((c) => c.ceiling === s.name));
 let key: string;
 let costs: Map<string, RequestCost>;
 {
@@ -155,7 +160,7 @@ try {
   const machine = machineDescription();
   const settings = `${rounds} rounds × ${duration} s per scenario, ${connections} connections, median of rounds`;
   console.log(formatTable(results, machine, settings));
-  console.log(`\n${formatScalingTable(scaling)}`);
+  if (scalingConnections.length && scaling.length) console.log(`\n${formatScalingTable(scaling)}`);
   const dir = path.join(PROJECT_ROOT, 'bench', 'results');
   fs.mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
