@@ -11,7 +11,7 @@ import { DEMO_TENANT_ID } from './demo/demo-dataset.ts';
 import { describeFailure } from './expected-errors.ts';
 import { createApp, GRAPHQL_PATH, type App } from './app.ts';
 import { ApiKeyCache } from './modules/tenancy/api-key-cache.ts';
-import { createLogger, standardOutput, type Logger } from './observability/logger.ts';
+import { createLogger, type Logger } from './observability/logger.ts';
 import { Metrics } from './observability/metrics.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { drainServer } from './http/graceful-shutdown.ts';
@@ -75,7 +75,7 @@ async function serve(config: Config, services: Services): Promise<Serving> {
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel, standardOutput());
+  const logger = createLogger(config.logLevel);
   // A signal during start-up (the embedded PostgreSQL runs detached, so it must not be left behind): noted,
   // and acted on as soon as there is something to stop in order. A second one quits at once (the next start
   // stops a PostgreSQL left behind).

@@ -16,13 +16,6 @@ const REDACTED_PATHS = [
   'apiKey', '*.apiKey', 'secretValue', '*.secretValue',
 ];
 
-/**
- * Standard output, written asynchronously: a line is queued and written with those queued meanwhile, instead of
- * one blocking write per line on the request's thread (7% of a trivial request's CPU under load). Queued lines
- * are written synchronously when the process exits, whatever the exit (pino registers that).
- */
-export const standardOutput = (): DestinationStream => pino.destination({ dest: 1, sync: false });
-
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
   return pino(
     {
