@@ -24,7 +24,7 @@ export const fromSameRow = (...columns: string[]) => ({ columns, fromSameRow: tr
  * The field nodes reached from the resolver's own field by following `path` (field names, not aliases; every
  * alias of a name together), and their type. No nodes: the path is not selected.
  */
-export function selectionAt(info: GraphQLResolveInfo, path: readonly string[]): { type: GraphQLObjectType; nodes: FieldNode[] } | undefined {
+function selectionAt(info: GraphQLResolveInfo, path: readonly string[]): { type: GraphQLObjectType; nodes: FieldNode[] } | undefined {
   let type = getNamedType(info.returnType);
   let nodes: FieldNode[] = [...info.fieldNodes];
   for (const name of path) {
@@ -39,13 +39,13 @@ export function selectionAt(info: GraphQLResolveInfo, path: readonly string[]): 
 }
 
 /**
- * The columns the selection at `path` needs, with `always` (what the resolver itself uses), or undefined for
- * "every column" (a selected field that declares nothing).
+ * The columns the selection at `path` needs, or undefined for "every column" (a selected field that declares
+ * nothing). The repository adds what it always reads itself.
  */
-export function selectedColumns(info: GraphQLResolveInfo, path: readonly string[], always: readonly string[]): string[] | undefined {
+export function selectedColumns(info: GraphQLResolveInfo, path: readonly string[]): string[] | undefined {
   const selection = selectionAt(info, path);
   if (!selection) return undefined;
-  const columns = new Set(always);
+  const columns = new Set<string>();
   const visit = (type: GraphQLObjectType, nodes: readonly FieldNode[]): boolean => {
     if (nodes.length === 0) return true;
     for (const fieldNodes of collectSubfields(info.schema, info.fragments, info.variableValues, type, nodes).values()) {

@@ -55,7 +55,7 @@ builder.queryField('deployments', (t) =>
       if (where === MATCHES_NOTHING) return { resources: [], offset, hasNextPage: false, countTotal: async () => 0 };
       const repository = ctx.em.getRepository(DeploymentSchema);
       // Only the columns the selected fields of `resources` read (all of them for REST's full record).
-      const { deployments, more } = await repository.findPage(where, limit, offset, selectedColumns(info, ['resources'], []));
+      const { deployments, more } = await repository.findPage(where, limit, offset, selectedColumns(info, ['resources']));
       return { resources: deployments, offset: offset + deployments.length, hasNextPage: more, countTotal: () => repository.countMatching(where) };
     },
   }));
@@ -75,7 +75,7 @@ builder.queryField('deploymentsConnection', (t) =>
       args: { filter: t.arg({ type: DeploymentFilterInput, description: 'Only deployments matching every field given.' }) },
       resolve: async (_root, args, ctx, info) => {
         const where = await resolveDeploymentFilter(args.filter, ctx);
-        return deploymentConnection(where, args, ctx, selectedColumns(info, ['edges', 'node'], []));
+        return deploymentConnection(where, args, ctx, selectedColumns(info, ['edges', 'node']));
       },
     },
     {
