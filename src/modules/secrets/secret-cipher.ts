@@ -42,7 +42,12 @@ function associatedData({ deploymentId, name }: SecretSlot): Buffer {
   return Buffer.from(JSON.stringify([deploymentId, name]), 'utf8');
 }
 
+const asBuffer = (stored: Uint8Array) => (Buffer.isBuffer(stored) ? stored : Buffer.from(stored));
+const wellFormed = (sealed: Buffer) => sealed.length >= 1 + IV_LENGTH + TAG_LENGTH && sealed[0] === VERSION;
+
+/** The plaintext, or undefined when the key does not open it (or it is malformed). */
 function open(key: Buffer, sealed: Buffer, slot: SecretSlot): string | undefined {
+  if (!wellFormed(sealed)) return undefined;
   const iv = sealed.subarray(1, 1 + IV_LENGTH);
   const tag = sealed.subarray(1 + IV_LENGTH, 1 + IV_LENGTH + TAG_LENGTH);
   try {
@@ -86,37 +91,29 @@ export class SecretCipher {
 
   /**
    * The plaintext of a stored secret. `keyFingerprint` is what its row records; null (a row written before
-   * fingerprints were recorded) tries every key, as does `tryEveryKey` (used by `npm run secrets -- check`).
+   * fingerprints were recorded) tries every key.
    */
   decrypt(stored: Uint8Array, slot: SecretSlot, keyFingerprint: string | null): string {
-    return this.decryptWith(stored, slot, keyFingerprint).plaintext;
-  }
-
-  /** As `decrypt`, and which key opened it. */
-  decryptWith(stored: Uint8Array, slot: SecretSlot, keyFingerprint: string | null): { plaintext: string; fingerprint: string } {
-    const sealed = Buffer.isBuffer(stored) ? stored : Buffer.from(stored);
-    if (sealed.length < 1 + IV_LENGTH + TAG_LENGTH || sealed[0] !== VERSION) {
-      throw new SecretDecryptionError(slot, keyFingerprint, 'the stored ciphertext is malformed');
-    }
+    const sealed = asBuffer(stored);
+    if (!wellFormed(sealed)) throw new SecretDecryptionError(slot, keyFingerprint, 'the stored ciphertext is malformed');
     if (keyFingerprint === MARKED_UNREADABLE) throw new SecretDecryptionError(slot, keyFingerprint, 'a key rotation found it damaged');
-    if (keyFingerprint !== null) {
-      const key = this.#keys.get(keyFingerprint);
-      if (!key) throw new SecretDecryptionError(slot, keyFingerprint, `it was written under key ${keyFingerprint}, which is not configured`);
-      const plaintext = open(key, sealed, slot);
-      if (plaintext === undefined) throw new SecretDecryptionError(slot, keyFingerprint, `it does not open with key ${keyFingerprint} (damaged, or moved from another row)`);
-      return { plaintext, fingerprint: keyFingerprint };
+    if (keyFingerprint === null) {
+      for (const key of this.#keys.values()) {
+        const plaintext = open(key, sealed, slot);
+        if (plaintext !== undefined) return plaintext;
+      }
+      throw new SecretDecryptionError(slot, null, 'no configured key opens it');
     }
-    for (const [fingerprint, key] of this.#keys) {
-      const plaintext = open(key, sealed, slot);
-      if (plaintext !== undefined) return { plaintext, fingerprint };
-    }
-    throw new SecretDecryptionError(slot, null, 'no configured key opens it');
+    const key = this.#keys.get(keyFingerprint);
+    if (!key) throw new SecretDecryptionError(slot, keyFingerprint, `it was written under key ${keyFingerprint}, which is not configured`);
+    const plaintext = open(key, sealed, slot);
+    if (plaintext === undefined) throw new SecretDecryptionError(slot, keyFingerprint, `it does not open with key ${keyFingerprint} (damaged, or moved from another row)`);
+    return plaintext;
   }
 
   /** Which of the configured keys open a stored ciphertext (none, one, or in theory several). */
   keysThatOpen(stored: Uint8Array, slot: SecretSlot): string[] {
-    const sealed = Buffer.isBuffer(stored) ? stored : Buffer.from(stored);
-    if (sealed.length < 1 + IV_LENGTH + TAG_LENGTH || sealed[0] !== VERSION) return [];
+    const sealed = asBuffer(stored);
     return [...this.#keys].filter(([, key]) => open(key, sealed, slot) !== undefined).map(([fingerprint]) => fingerprint);
   }
 }
