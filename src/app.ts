@@ -77,6 +77,9 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     cors: corsOptions(corsOrigins),
     // One operation per request: a batch would multiply the cost limits below by its length.
     batching: false,
+    // The request handler in front (http/request-handler.ts) already refuses bodies over maxBodyBytes, before
+    // Yoga reads them; Yoga's own limit would wrap every body in a stream pipeline to count it again.
+    maxRequestBodySize: false,
     plugins: [
       useRequestScope(GRAPHQL_PATH),
       // /health, /ready and /metrics: before everything else, without authentication.

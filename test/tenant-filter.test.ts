@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scopeToTenant, TenantScopeMissingError } from '../src/modules/common/tenant-scope.ts';
 import { DeploymentSchema } from '../src/modules/deployments/deployment.entity.ts';
+import { DEPLOYMENT_STATUSES } from '../src/modules/deployments/deployment-enums.ts';
 import { SecretSchema } from '../src/modules/deployments/secret.entity.ts';
 import { secretsAndReferencesOf } from '../src/modules/deployments/secret-listing.ts';
 import { TagValueSchema } from '../src/modules/deployments/tag.entity.ts';
@@ -73,6 +74,20 @@ describe('tenant filter', () => {
     expect((await qb.select('id').getResult()).map((d) => d.id)).toEqual([ACME_DEPLOYMENT]);
     const count = await (await scopeToTenant(db.orm.em, GLOBEX).filteredQueryBuilder(SecretSchema, 's')).getCount();
     expect(count).toBe(1);
+  });
+
+  // Page statements are built once per shape of query and reused (statement-templates.ts): the tenant must
+  // come from the EntityManager running each query, never from the one that built the statement.
+  it('fills every reuse of a page statement with its own tenant, and refuses to run one without a tenant', async () => {
+    const page = (em: ReturnType<typeof scopeToTenant>) =>
+      em.getRepository(DeploymentSchema).findPage({ status: { $in: [...DEPLOYMENT_STATUSES] } }, 20, 0, ['name']);
+    for (let round = 0; round < 3; round++) {
+      const [acme, globex] = await Promise.all([page(scopeToTenant(db.orm.em, ACME)), page(scopeToTenant(db.orm.em, GLOBEX))]);
+      expect(acme.deployments.map((d) => d.id)).toEqual([ACME_DEPLOYMENT]);
+      expect(globex.deployments.map((d) => d.id)).toEqual([GLOBEX_DEPLOYMENT]);
+    }
+    await expect(db.orm.em.fork().getRepository(DeploymentSchema).findPage({ status: { $in: [...DEPLOYMENT_STATUSES] } }, 20, 0, ['name']))
+      .rejects.toThrow(TenantScopeMissingError);
   });
 
   it('lets a request see its own tenant only, and no API keys at all', async () => {

@@ -5,6 +5,7 @@
 // (see the README's Performance section).
 import type { EntityName, QueryOrderMap } from '@mikro-orm/postgresql';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
+import { statementTemplates } from './statement-templates.ts';
 
 /**
  * A timestamptz as the driver hands it over (MikroORM has pg return them as text, e.g.
@@ -16,13 +17,16 @@ export function timestampFromText(text: string | Date): Date {
   return new Date(text.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'));
 }
 
-export async function leanRows<Row>(
+export function leanRows<Row>(
   em: TenantSafeEntityManager, entity: EntityName<any>, where: object, options: { fields?: string[]; orderBy?: QueryOrderMap<object>[]; limit?: number; offset?: number } = {},
 ): Promise<Row[]> {
-  const qb = await em.filteredQueryBuilder(entity, 'e');
-  qb.select((options.fields ?? ['*']) as never).andWhere(where as never);
-  if (options.orderBy) qb.orderBy(options.orderBy as never);
-  if (options.limit !== undefined) qb.limit(options.limit);
-  if (options.offset) qb.offset(options.offset);
-  return (await qb.execute('all', false)) as Row[];
+  // The SQL is built once per shape of query (statement-templates.ts), by this same QueryBuilder.
+  return statementTemplates(em).rows<Row>(em, entity, where, options, async (scopedEm, condition, query) => {
+    const qb = await scopedEm.filteredQueryBuilder(entity, 'e');
+    qb.select((query.fields ?? ['*']) as never).andWhere(condition as never);
+    if (query.orderBy) qb.orderBy(query.orderBy as never);
+    if (query.limit !== undefined) qb.limit(query.limit);
+    if (query.offset) qb.offset(query.offset);
+    return qb;
+  });
 }

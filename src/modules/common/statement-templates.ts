@@ -1,0 +1,175 @@
+// The SQL of a lean read, built by MikroORM's QueryBuilder once per query shape instead of once per request.
+// Building costs about 0.3 ms of CPU for a small page query (more than PostgreSQL takes to answer it), and
+// dashboards and the REST routes send the same few shapes over and over.
+//
+// A shape is a query with its values left out: the entity, the columns, the order, whether there is a limit
+// and an offset, and the where object's keys, operators and list lengths (booleans and nulls are part of the
+// shape: MikroORM may write them into the SQL itself). The template is built by the QueryBuilder itself,
+// with a unique stand-in for every value, and kept only if each parameter of the statement it built is
+// exactly one stand-in, or the tenant id its filter added, or a boolean of the shape. Anything else (a value
+// MikroORM transforms, a raw fragment, a key that is not a property) makes the shape one that is built per
+// query, as before. The tenant parameter is filled from the EntityManager running the query, so a template
+// never carries a tenant from one request to another, and an EntityManager without a tenant still throws.
+import type { EntityName, QueryBuilder } from '@mikro-orm/postgresql';
+import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
+import { scopedTenantId, TENANT_FILTER } from './tenant-scope.ts';
+
+export interface LeanQuery {
+  fields?: string[];
+  orderBy?: object[];
+  limit?: number;
+  offset?: number;
+}
+
+interface Template {
+  sql: string;
+  /** Per parameter: where its value comes from. */
+  slots: Slot[];
+}
+type Slot = { kind: 'value'; index: number } | { kind: 'tenant' } | { kind: 'constant'; value: boolean };
+
+const OPERATORS = new Set(['$and', '$or', '$in', '$nin', '$eq', '$ne', '$lt', '$lte', '$gt', '$gte', '$like', '$ilike']);
+const MAX_SHAPES = 256;
+const NOT_CACHEABLE = null;
+
+/** The values of a where object in walking order, and its shape; undefined when it has anything unexpected. */
+function valuesAndShape(where: unknown, properties: Set<string>): { values: unknown[]; shape: string } | undefined {
+  const values: unknown[] = [];
+  let shape = '';
+  const walk = (node: unknown): boolean => {
+    if (typeof node === 'string' || typeof node === 'number' || node instanceof Date) {
+      values.push(node);
+      shape += node instanceof Date ? 'd' : typeof node === 'string' ? 's' : 'n';
+      return true;
+    }
+    if (typeof node === 'boolean' || node === null) {
+      shape += String(node);
+      return true;
+    }
+    if (Array.isArray(node)) {
+      shape += `[${node.length}:`;
+      for (const item of node) if (!walk(item)) return false;
+      shape += ']';
+      return true;
+    }
+    if (typeof node !== 'object' || (Object.getPrototypeOf(node) !== Object.prototype && Object.getPrototypeOf(node) !== null)) return false;
+    if (Object.getOwnPropertySymbols(node).length > 0) return false;
+    shape += '{';
+    for (const [name, child] of Object.entries(node)) {
+      if (!OPERATORS.has(name) && !properties.has(name)) return false;
+      shape += `${JSON.stringify(name)}:`;
+      if (!walk(child)) return false;
+      shape += ',';
+    }
+    shape += '}';
+    return true;
+  };
+  return walk(where) ? { values, shape } : undefined;
+}
+
+/** A copy of `where` with every value replaced by its stand-in (same walking order as valuesAndShape). */
+function withStandIns(where: unknown, standIns: unknown[], next: { index: number }): unknown {
+  if (typeof where === 'string' || typeof where === 'number' || where instanceof Date) return standIns[next.index++];
+  if (Array.isArray(where)) return where.map((item) => withStandIns(item, standIns, next));
+  if (where !== null && typeof where === 'object') {
+    return Object.fromEntries(Object.entries(where).map(([name, child]) => [name, withStandIns(child, standIns, next)]));
+  }
+  return where;
+}
+
+/** A value that no caller sends, of the same type as `value`: found by identity in the built parameters. */
+function standInFor(value: unknown, index: number): unknown {
+  if (value instanceof Date) return new Date(Date.UTC(1901, 0, 1) + index);
+  // Mixed case and control characters: a transforming type (lower-casing, trimming) would change it, and the
+  // shape would not be cached.
+  if (typeof value === 'string') return `\u0001StandIn-${index}\u0002`;
+  return 7_000_000_007 + index;
+}
+
+const propertyNames = new WeakMap<object, Set<string>>();
+function propertyNamesOf(meta: { properties: object }): Set<string> {
+  let names = propertyNames.get(meta);
+  if (!names) propertyNames.set(meta, (names = new Set(Object.keys(meta.properties))));
+  return names;
+}
+
+export class StatementTemplates {
+  private readonly templates = new Map<string, Template | typeof NOT_CACHEABLE>();
+
+  /** The rows of a lean read: through a template when the shape allows one, else from a QueryBuilder. */
+  async rows<Row>(
+    em: TenantSafeEntityManager, entity: EntityName<any>, where: object, query: LeanQuery,
+    build: (em: TenantSafeEntityManager, where: object, query: LeanQuery) => Promise<QueryBuilder<any, any>>,
+  ): Promise<Row[]> {
+    const meta = em.getMetadata().find(entity);
+    // Only the tenant filter's parameter is filled per query; any other filter, or a transaction, is built as before.
+    const cacheable = meta && Object.keys(meta.filters ?? {}).join() === TENANT_FILTER && !em.getTransactionContext();
+    const described = cacheable ? valuesAndShape(where, propertyNamesOf(meta)) : undefined;
+    const builtForThisQuery = async () => (await (await build(em, where, query)).execute('all', false)) as Row[];
+    if (!described) return builtForThisQuery();
+
+    const key = `${meta!.className}|${query.fields?.join() ?? '*'}|${JSON.stringify(query.orderBy ?? [])}|${query.limit !== undefined}|${!!query.offset}|${described.shape}`;
+    let template = this.templates.get(key);
+    if (template === undefined) {
+      template = await this.templateFor(em, meta!.className, where, query, described.values, build);
+      if (this.templates.size >= MAX_SHAPES) this.templates.delete(this.templates.keys().next().value!);
+      this.templates.set(key, template);
+    }
+    if (template === NOT_CACHEABLE) return builtForThisQuery();
+
+    const tenantId = scopedTenantId(em, meta!.className);
+    const values = [...described.values];
+    if (query.limit !== undefined) values.push(query.limit);
+    if (query.offset) values.push(query.offset);
+    const params = template.slots.map((slot) => slot.kind === 'value' ? values[slot.index] : slot.kind === 'tenant' ? tenantId : slot.value);
+    const write = !em.config.get('preferReadReplicas');
+    return await em.getConnection(write ? 'write' : 'read').execute(template.sql, params, 'all', undefined, { id: em.id } as never) as Row[];
+  }
+
+  private async templateFor(
+    em: TenantSafeEntityManager, entityName: string, where: object, query: LeanQuery, values: unknown[],
+    build: (em: TenantSafeEntityManager, where: object, query: LeanQuery) => Promise<QueryBuilder<any, any>>,
+  ): Promise<Template | typeof NOT_CACHEABLE> {
+    const all = [...values];
+    if (query.limit !== undefined) all.push(query.limit);
+    if (query.offset) all.push(query.offset);
+    const standIns = all.map(standInFor);
+    const valueCount = values.length;
+    const standInQuery: LeanQuery = {
+      ...query,
+      limit: query.limit === undefined ? undefined : standIns[valueCount] as number,
+      offset: query.offset ? standIns[all.length - 1] as number : undefined,
+    };
+    const tenantId = scopedTenantId(em, entityName);
+    const qb = await build(em, withStandIns(where, standIns, { index: 0 }) as object, standInQuery);
+    const { sql, params } = qb.toQuery();
+    const used = new Array<boolean>(standIns.length).fill(false);
+    const slots: Slot[] = [];
+    let tenantSlots = 0;
+    for (const param of params) {
+      const index = standIns.indexOf(param);
+      if (index >= 0 && !used[index]) {
+        used[index] = true;
+        slots.push({ kind: 'value', index });
+      } else if (param === tenantId && index < 0) {
+        tenantSlots++;
+        slots.push({ kind: 'tenant' });
+      } else if (typeof param === 'boolean') {
+        slots.push({ kind: 'constant', value: param });
+      } else {
+        return NOT_CACHEABLE;
+      }
+    }
+    return used.every(Boolean) && tenantSlots === 1 ? { sql, slots } : NOT_CACHEABLE;
+  }
+}
+
+/** One set of templates per ORM (tests run several, with different schemas, in one process). */
+const templatesOfOrm = new WeakMap<object, StatementTemplates>();
+
+export function statementTemplates(em: TenantSafeEntityManager): StatementTemplates {
+  const metadata = em.getMetadata();
+  let templates = templatesOfOrm.get(metadata);
+  if (!templates) templatesOfOrm.set(metadata, (templates = new StatementTemplates()));
+  return templates;
+}
