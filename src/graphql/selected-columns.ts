@@ -5,6 +5,9 @@
 // value is built from the same row (a value object stored in the row's columns), the columns of its own
 // subselection. graphql-js collects the subfields, so fragments, aliases and @skip/@include count as in
 // execution. A selected field that declares nothing makes the answer "every column": never too few.
+// A field that reads one key of a jsonb column declares `column.key` (`keyOf`), so that a dashboard asking for
+// two numbers of the resource spec reads those two keys, not the whole object; `column.` alone asks whether
+// the column is null (the object exists) without any of its keys.
 import { getNamedType, isObjectType, type FieldNode, type GraphQLObjectType, type GraphQLResolveInfo } from 'graphql';
 import { collectSubfields } from 'graphql/execution/collectFields.js';
 
@@ -17,6 +20,8 @@ export interface ColumnsExtension {
 
 /** The `extensions` of a field that reads `columns` of its parent's row. */
 export const columnsOf = (...columns: string[]) => ({ columns } satisfies ColumnsExtension);
+/** The `extensions` of a field that reads one top-level `key` of the jsonb `column` of its parent's row. */
+export const keyOf = (column: string, key: string) => columnsOf(`${column}.${key}`);
 /** The `extensions` of a field whose object value is made from its parent's row (plus `columns`, if any). */
 export const fromSameRow = (...columns: string[]) => ({ columns, fromSameRow: true } satisfies ColumnsExtension);
 

@@ -5,7 +5,7 @@
 // (see the README's Performance section).
 import type { EntityName, QueryOrderMap } from '@mikro-orm/postgresql';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
-import { statementTemplates } from './statement-templates.ts';
+import { statementTemplates, type LeanQuery } from './statement-templates.ts';
 
 /**
  * A timestamptz as the driver hands it over (MikroORM has pg return them as text, e.g.
@@ -18,7 +18,7 @@ export function timestampFromText(text: string | Date): Date {
 }
 
 export function leanRows<Row>(
-  em: TenantSafeEntityManager, entity: EntityName<any>, where: object, options: { fields?: string[]; orderBy?: QueryOrderMap<object>[]; limit?: number; offset?: number } = {},
+  em: TenantSafeEntityManager, entity: EntityName<any>, where: object, options: LeanQuery & { orderBy?: QueryOrderMap<object>[] } = {},
 ): Promise<Row[]> {
   // The SQL is built once per shape of query (statement-templates.ts), by this same QueryBuilder.
   return statementTemplates(em).rows<Row>(em, entity, where, options, async (scopedEm, condition, query) => {

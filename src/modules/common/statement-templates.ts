@@ -10,12 +10,13 @@
 // MikroORM transforms, a raw fragment, a key that is not a property) makes the shape one that is built per
 // query, as before. The tenant parameter is filled from the EntityManager running the query, so a template
 // never carries a tenant from one request to another, and an EntityManager without a tenant still throws.
-import type { EntityName, QueryBuilder } from '@mikro-orm/postgresql';
+import type { EntityName, QueryBuilder, RawQueryFragment } from '@mikro-orm/postgresql';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
 import { scopedTenantId, TENANT_FILTER } from './tenant-scope.ts';
 
 export interface LeanQuery {
-  fields?: string[];
+  /** Property names, or raw SQL fragments without parameters (described by their SQL in the shape). */
+  fields?: (string | RawQueryFragment)[];
   orderBy?: object[];
   limit?: number;
   offset?: number;
@@ -86,6 +87,9 @@ function standInFor(value: unknown, index: number): unknown {
   return 7_000_000_007 + index;
 }
 
+// A raw fragment turns into a unique symbol when made a string: its SQL describes it.
+const describeField = (field: string | RawQueryFragment) => (typeof field === 'string' ? field : `raw(${field.sql})`);
+
 const propertyNames = new WeakMap<object, Set<string>>();
 function propertyNamesOf(meta: { properties: object }): Set<string> {
   let names = propertyNames.get(meta);
@@ -108,7 +112,7 @@ export class StatementTemplates {
     const builtForThisQuery = async () => (await (await build(em, where, query)).execute('all', false)) as Row[];
     if (!described) return builtForThisQuery();
 
-    const key = `${meta!.className}|${query.fields?.join() ?? '*'}|${JSON.stringify(query.orderBy ?? [])}|${query.limit !== undefined}|${!!query.offset}|${described.shape}`;
+    const key = `${meta!.className}|${query.fields?.map(describeField).join() ?? '*'}|${JSON.stringify(query.orderBy ?? [])}|${query.limit !== undefined}|${!!query.offset}|${described.shape}`;
     let template = this.templates.get(key);
     if (template === undefined) {
       template = await this.templateFor(em, meta!.className, where, query, described.values, build);

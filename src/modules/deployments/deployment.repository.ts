@@ -1,7 +1,7 @@
 // Every read of the deployment list: offset pages (GET /v2/deployments, `deployments`), keyset slices
 // (`deploymentsConnection`) and counts, all in the listing order created_at desc, id desc. Pages are read
 // as lean rows (see lean-rows.ts).
-import type { FilterQuery, QueryOrderMap } from '@mikro-orm/postgresql';
+import { raw, type FilterQuery, type QueryOrderMap, type RawQueryFragment } from '@mikro-orm/postgresql';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
 import { inRequestedOrder } from '../common/batch-results.ts';
 import { leanRows, timestampFromText } from '../common/lean-rows.ts';
@@ -30,15 +30,45 @@ export type DeploymentColumn = keyof typeof PROPERTY_OF_COLUMN;
 /** What every listing reads whatever is asked: the id, and the position in the listing order (cursors). */
 const ALWAYS_READ: DeploymentColumn[] = ['id', 'created_at'];
 
-function propertiesFor(columns: readonly string[] | undefined): string[] | undefined {
+/** JSON object keys written into SQL (`keyOf` declarations are ours; this keeps them to plain names). */
+const PLAIN_KEY = /^[a-z][a-z0-9_]*$/;
+/** Beyond this many keys of a jsonb column, the whole column is read instead. */
+const MAX_KEYS_BUILT = 12;
+/** jsonb columns that may be read as some of their keys. */
+const KEYED_COLUMNS = new Set<DeploymentColumn>(['resource_spec', 'source_config', 'source_revision_config']);
+
+/**
+ * What a listing selects for the given columns: entity properties, and for a jsonb column asked for as some of
+ * its keys only (`column.key`, see graphql/selected-columns.ts), an object with just those keys, built by
+ * PostgreSQL, or null where the column is (a missing key and a null one read the same: null).
+ */
+function selectionFor(columns: readonly string[] | undefined): (string | RawQueryFragment)[] | undefined {
   if (!columns) return undefined;
   const properties = new Set<string>(ALWAYS_READ.map((column) => PROPERTY_OF_COLUMN[column]));
-  for (const column of columns) {
-    const property = PROPERTY_OF_COLUMN[column as DeploymentColumn];
+  const keysOf = new Map<DeploymentColumn, Set<string>>();
+  for (const entry of columns) {
+    const [column, key] = entry.split('.', 2) as [DeploymentColumn, string | undefined];
+    const property = PROPERTY_OF_COLUMN[column];
     if (!property) throw new Error(`deployment has no column "${column}"`);
-    properties.add(property);
+    if (key === undefined) properties.add(property);
+    else if (!KEYED_COLUMNS.has(column) || (key !== '' && !PLAIN_KEY.test(key))) throw new Error(`deployment column "${entry}" cannot be read by key`);
+    else {
+      if (!keysOf.has(column)) keysOf.set(column, new Set());
+      if (key !== '') keysOf.get(column)!.add(key);
+    }
   }
-  return [...properties];
+  const partial: RawQueryFragment[] = [];
+  for (const [column, keys] of keysOf) {
+    // The whole column is read anyway; or so many keys are asked for (a full record) that building the object
+    // would cost PostgreSQL more than sending the column.
+    if (properties.has(PROPERTY_OF_COLUMN[column]) || keys.size > MAX_KEYS_BUILT) {
+      properties.add(PROPERTY_OF_COLUMN[column]);
+      continue;
+    }
+    const pairs = [...keys].sort().map((key) => `'${key}', e.${column}->'${key}'`).join(', ');
+    partial.push(raw(`case when e.${column} is null then null else jsonb_build_object(${pairs}) end as ${column}`));
+  }
+  return [...properties, ...partial];
 }
 
 export interface DeploymentSlice {
@@ -63,7 +93,7 @@ export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
     options: { orderBy?: QueryOrderMap<Deployment>[]; limit?: number; offset?: number; columns?: readonly string[] },
   ) {
     const { columns, ...query } = options;
-    const rows = await leanRows<DeploymentRow>(this.tenantSafeEm, DeploymentSchema, where, { ...query, fields: propertiesFor(columns) } as never);
+    const rows = await leanRows<DeploymentRow>(this.tenantSafeEm, DeploymentSchema, where, { ...query, fields: selectionFor(columns) } as never);
     for (const row of rows) {
       row.created_at = timestampFromText(row.created_at);
       if (row.updated_at !== undefined) row.updated_at = timestampFromText(row.updated_at);

@@ -5,6 +5,7 @@ import type {
   Container, ContainerResources, EnvVar, ImagePullSecret, Volume, VolumeMount,
 } from './container.embeddable.ts';
 import { snakeCase } from '../common/legacy-json.ts';
+import { keyOf } from '../../graphql/selected-columns.ts';
 import type { StoredResourceSpec } from './deployment-row.ts';
 
 type Described = Record<string, string>;
@@ -126,22 +127,25 @@ const numbers: Described = {
 type NumberKey = { [K in keyof StoredResourceSpec]-?: StoredResourceSpec[K] extends number | null | undefined ? K : never }[keyof StoredResourceSpec];
 const stored = (field: string) => snakeCase(field) as NumberKey;
 
-// The parent is the stored jsonb object: legacy snake_case keys at the top, Kubernetes' own keys below.
+// The parent is the stored jsonb object: legacy snake_case keys at the top, Kubernetes' own keys below. Each
+// field reads one top-level key of the deployment's resource_spec column, and says so (`keyOf`): a listing
+// reads only the keys selected.
+const specKey = (key: string) => ({ extensions: keyOf('resource_spec', key) });
 export const ResourceSpecRef = builder.objectRef<StoredResourceSpec>('ResourceSpec').implement({
   description: 'Scaling and compute settings of a deployment (REST: `source_config.resource_spec`).',
   fields: (t) => ({
     ...Object.fromEntries(Object.entries(integers).map(([field, description]) =>
-      [field, t.exposeInt(stored(field), { nullable: true, description })])),
+      [field, t.exposeInt(stored(field), { nullable: true, description, ...specKey(stored(field)) })])),
     ...Object.fromEntries(Object.entries(numbers).map(([field, description]) =>
-      [field, t.exposeFloat(stored(field), { nullable: true, description })])),
-    labels: t.expose('labels', { type: 'JSONObject', nullable: true, description: 'Kubernetes labels.' }),
-    annotations: t.expose('annotations', { type: 'JSONObject', nullable: true, description: 'Kubernetes annotations.' }),
-    serviceAccountName: t.exposeString('service_account_name', { nullable: true, description: 'Kubernetes service account the pods run as.' }),
+      [field, t.exposeFloat(stored(field), { nullable: true, description, ...specKey(stored(field)) })])),
+    labels: t.expose('labels', { type: 'JSONObject', nullable: true, description: 'Kubernetes labels.', ...specKey('labels') }),
+    annotations: t.expose('annotations', { type: 'JSONObject', nullable: true, description: 'Kubernetes annotations.', ...specKey('annotations') }),
+    serviceAccountName: t.exposeString('service_account_name', { nullable: true, description: 'Kubernetes service account the pods run as.', ...specKey('service_account_name') }),
     // Stored Kubernetes objects keep Kubernetes' keys, which are the embeddables' own: the same shapes.
-    imagePullSecrets: t.field({ type: [ImagePullSecretRef], nullable: true, description: 'Registry credentials for pulling images.', resolve: (s) => (s.image_pull_secrets ?? null) as ImagePullSecret[] | null }),
-    volumes: t.field({ type: [VolumeRef], nullable: true, description: 'Volumes of the pod.', resolve: (s) => (s.volumes ?? null) as Volume[] | null }),
-    volumeMounts: t.field({ type: [VolumeMountRef], nullable: true, description: 'Volumes mounted into the main container.', resolve: (s) => (s.volume_mounts ?? null) as VolumeMount[] | null }),
-    initContainers: t.field({ type: [ContainerRef], nullable: true, description: 'Containers that run to completion before the main one starts.', resolve: (s) => (s.init_containers ?? null) as Container[] | null }),
-    sidecars: t.field({ type: [ContainerRef], nullable: true, description: 'Containers that run beside the main one.', resolve: (s) => (s.sidecars ?? null) as Container[] | null }),
+    imagePullSecrets: t.field({ ...specKey('image_pull_secrets'), type: [ImagePullSecretRef], nullable: true, description: 'Registry credentials for pulling images.', resolve: (s) => (s.image_pull_secrets ?? null) as ImagePullSecret[] | null }),
+    volumes: t.field({ ...specKey('volumes'), type: [VolumeRef], nullable: true, description: 'Volumes of the pod.', resolve: (s) => (s.volumes ?? null) as Volume[] | null }),
+    volumeMounts: t.field({ ...specKey('volume_mounts'), type: [VolumeMountRef], nullable: true, description: 'Volumes mounted into the main container.', resolve: (s) => (s.volume_mounts ?? null) as VolumeMount[] | null }),
+    initContainers: t.field({ ...specKey('init_containers'), type: [ContainerRef], nullable: true, description: 'Containers that run to completion before the main one starts.', resolve: (s) => (s.init_containers ?? null) as Container[] | null }),
+    sidecars: t.field({ ...specKey('sidecars'), type: [ContainerRef], nullable: true, description: 'Containers that run beside the main one.', resolve: (s) => (s.sidecars ?? null) as Container[] | null }),
   }),
 });

@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { columnsOf } from '../../graphql/selected-columns.ts';
+import { columnsOf, fromSameRow } from '../../graphql/selected-columns.ts';
 import type { DeploymentType } from './deployment-enums.ts';
 import { DeploymentTypeEnum } from './deployment-enums.graphql.ts';
 import { ResourceSpecRef } from './resource-spec.graphql.ts';
@@ -35,7 +35,8 @@ export const SourceConfigRef = builder.objectRef<SourceConfigView>('SourceConfig
     buildOnPush: t.boolean({ nullable: true, extensions: columnsOf('source_config'), description: 'Whether a push to the repository starts a new build.', resolve: ({ config }) => config.build_on_push ?? null }),
     customUrl: t.string({ nullable: true, extensions: columnsOf('source_config'), description: 'Custom URL the deployment is served at.', resolve: ({ config }) => config.custom_url ?? null }),
     resourceSpec: t.field({
-      type: ResourceSpecRef, nullable: true, extensions: columnsOf('resource_spec'), description: 'Scaling and compute settings.',
+      // Null when the column is; its fields say which keys of the column they read.
+      type: ResourceSpecRef, nullable: true, extensions: fromSameRow('resource_spec.'), description: 'Scaling and compute settings.',
       resolve: ({ resourceSpec }) => resourceSpec ?? null,
     }),
     listenerId: t.field({ type: 'UUID', nullable: true, extensions: columnsOf('source_config'), description: 'Listener the deployment is attached to.', resolve: ({ config }) => config.listener_id ?? null }),
