@@ -1,4 +1,4 @@
-// The benchmark tables, as printed and as the README shows them.
+// The benchmark tables, as printed and as docs/performance.md shows them.
 export interface ScenarioResult {
   scenario: string;
   requestsPerSecond: number;

@@ -6,10 +6,12 @@ import { useGraphQlJit } from '@envelop/graphql-jit';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { schema } from './graphql/schema.ts';
 import { graphiqlOptions } from './graphql/graphiql.ts';
+import { loadGraphiqlAssets, renderGraphiqlPage } from './graphql/graphiql-page.ts';
 import { maskUnexpectedError } from './graphql/mask-error.ts';
 import { hasVariableDefaults } from './graphql/variable-defaults.ts';
 import { useLegacyRest } from './rest/rest-plugin.ts';
 import { REST_ROUTES } from './rest/routes.ts';
+import { loadSwaggerUiAssets } from './rest/swagger-ui-page.ts';
 import { createGraphQLContext, type AppServices, type GraphQLContext } from './graphql/context.ts';
 import { graphqlLimitPlugins } from './limits/graphql-limits.ts';
 import { useAuthenticateFirst } from './graphql/authenticate-first.plugin.ts';
@@ -20,6 +22,9 @@ import { createRequestHandler } from './http/request-handler.ts';
 import { InFlightRequests } from './http/in-flight-requests.ts';
 import { useProbes } from './http/probes.plugin.ts';
 import { useRequestScope } from './http/request-scope.plugin.ts';
+import { useRootPath } from './http/root-path.plugin.ts';
+import { useStaticAssets } from './http/static-assets.plugin.ts';
+import { usePageSecurity } from './http/page-security.plugin.ts';
 import { corsOptions } from './http/cors.ts';
 import type { SecretDecryptionError } from './modules/secrets/secret-cipher.ts';
 
@@ -68,6 +73,8 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     graphqlEndpoint: GRAPHQL_PATH,
     context: ({ request }) => createGraphQLContext(request, contextServices),
     graphiql: graphiql ? graphiqlOptions(options.demoApiKey) : false,
+    // Served from this service, never a CDN: the page works offline (graphiql-page.ts).
+    renderGraphiQL: renderGraphiqlPage,
     landingPage: false,
     // Yoga answers any URL that *ends with* its health endpoint (`/v2/deployments?name_contains=/health`
     // included) and cannot be switched off; a URL never contains a raw NUL, so this one never matches.
@@ -84,6 +91,10 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
       useRequestScope(GRAPHQL_PATH),
       // /health, /ready and /metrics: before everything else, without authentication.
       useProbes({ orm: services.orm, metrics, inFlight, cipher: services.cipher }),
+      // The pages for people: `/`, and the scripts and styles of GraphiQL and /docs, without authentication.
+      useRootPath({ graphqlEndpoint: GRAPHQL_PATH, graphiql }),
+      useStaticAssets(graphiql ? [loadGraphiqlAssets, loadSwaggerUiAssets] : [loadSwaggerUiAssets]),
+      usePageSecurity(),
       // A browser can only send a form or a GET without custom headers cross-site; neither gets executed.
       useCSRFPrevention({ requestHeaders: ['x-api-key', 'authorization', 'x-graphql-yoga-csrf'] }),
       useAuthenticateFirst(services),

@@ -106,7 +106,8 @@ describe('REST errors', () => {
   });
 
   describe('routing: 404, 405, HEAD, trailing slash', () => {
-    const unknownPaths = ['/v3/x', '/v1/integrations', '/', '/v2/deployments/extra', '/V2/deployments', `/v1/integrations/codehost/${ACME_INTEGRATION}`,
+    // `/` tells a client where the API is (self-hosted-pages.test.ts).
+    const unknownPaths = ['/v3/x', '/v1/integrations', '/v2/deployments/extra', '/V2/deployments', `/v1/integrations/codehost/${ACME_INTEGRATION}`,
       `/v1/integrations/codehost/${ACME_INTEGRATION}/repos/x`, '/v1/integrations/forge/gitlab/x/y/repos', '/v3/x/'];
     it.each(unknownPaths)('404 {"detail":"Not Found"} for %s, key or no key', async (path) => {
       await expectBody(call(path), 404, '{"detail":"Not Found"}');

@@ -1,5 +1,5 @@
 // The OpenAPI 3.1 document of the REST door, generated from the route declarations (paths, parameters,
-// response schemas), and the /docs page that renders it (Swagger UI, as FastAPI serves it).
+// response schemas); swagger-ui-page.ts renders it at /docs.
 import type { ParameterSpec } from './parameters.ts';
 import { componentSchemas } from './response-schemas.ts';
 import type { RestRoute } from './rest-route.ts';
@@ -63,22 +63,4 @@ export function openApiDocument(routes: readonly RestRoute[]) {
       },
     },
   };
-}
-
-export function swaggerUiPage(specUrl: string): string {
-  return `<!DOCTYPE html>
-<html>
-<head>
-<title>Deployments gateway - Swagger UI</title>
-<link type="text/css" rel="stylesheet" href="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/swagger-ui.css">
-</head>
-<body>
-<div id="swagger-ui"></div>
-<script src="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/swagger-ui-bundle.js"></script>
-<script>
-SwaggerUIBundle({ url: ${JSON.stringify(specUrl)}, dom_id: '#swagger-ui', persistAuthorization: true });
-</script>
-</body>
-</html>
-`;
 }

@@ -9,10 +9,11 @@ import { currentRequestScope } from '../observability/request-scope.ts';
 import {
   detail, internalServerError, jsonResponse, methodNotAllowed, notFoundRoute, serviceUnavailable, validationFailed,
 } from './legacy-responses.ts';
-import { openApiDocument, swaggerUiPage } from './openapi.ts';
+import { openApiDocument } from './openapi.ts';
 import { parseParameters } from './parameters.ts';
 import { pydanticError } from './pydantic-errors.ts';
 import type { RestRoute, RouteCall } from './rest-route.ts';
+import { swaggerUiPage } from './swagger-ui-page.ts';
 
 interface CompiledRoute {
   route: RestRoute;
@@ -128,7 +129,7 @@ export function useLegacyRest({ routes, graphqlEndpoint }: LegacyRestOptions): P
     if (url.pathname === '/openapi.json' || url.pathname === '/docs') {
       if (scope) scope.route = url.pathname;
       if (!isRead) return methodNotAllowed('GET, HEAD');
-      if (url.pathname === '/docs') return new Response(swaggerUiPage('/openapi.json'), { headers: { 'content-type': 'text/html; charset=utf-8' } });
+      if (url.pathname === '/docs') return new Response(await swaggerUiPage('/openapi.json'), { headers: { 'content-type': 'text/html; charset=utf-8' } });
       openApi ??= JSON.stringify(openApiDocument(routes));
       return new Response(openApi, { headers: { 'content-type': 'application/json' } });
     }

@@ -1,0 +1,54 @@
+// What a newcomer does on the two pages for people, step by step in a real browser: run GraphiQL's example
+// query; authorize /docs with a key and "Try it out" on GET /v2/deployments. Shared by the browser tests and
+// `npm run screenshots`.
+import type { Locator, Page } from 'playwright-core';
+
+/** Monaco draws spaces as no-break spaces. */
+const text = async (locator: Locator) => (await locator.innerText()).replaceAll('\u00a0', ' ');
+
+export interface GraphiqlResult {
+  /** What the result pane shows (its visible lines: Monaco draws only those). */
+  resultPane: string;
+  /** What the headers editor shows. */
+  headersEditor: string;
+}
+
+/** Opens `url` (GraphiQL, or `/`, which leads there), waits for the editor, runs the query it opens with. */
+export async function runExampleQuery(page: Page, url: string): Promise<GraphiqlResult> {
+  await page.goto(url);
+  await page.locator('.graphiql-query-editor .monaco-editor').waitFor();
+  // The service always fills in the header's name, with the demo key or empty.
+  const headers = page.locator('.graphiql-editor-tool .monaco-editor').last();
+  await headers.getByText('X-Api-Key').waitFor();
+  const headersEditor = await text(headers);
+  await page.getByRole('button', { name: /Execute query/ }).click();
+  const resultPane = page.locator('.graphiql-response');
+  await resultPane.getByText(/^"(data|errors)"/).first().waitFor();
+  return { resultPane: await text(resultPane), headersEditor };
+}
+
+export interface TryItOutResult {
+  /** The status in Swagger UI's response table. */
+  status: string;
+  /** The response body it shows. */
+  body: string;
+}
+
+/** Opens /docs, authorizes with `apiKey` (X-Api-Key), and runs GET /v2/deployments?limit=`limit` with "Try it out". */
+export async function tryListDeployments(page: Page, baseUrl: string, apiKey: string, limit: number): Promise<TryItOutResult> {
+  await page.goto(`${baseUrl}/docs`);
+  await page.getByRole('button', { name: 'Authorize' }).first().click();
+  const apiKeyForm = page.locator('.modal-ux .auth-container').filter({ hasText: 'APIKeyHeader' });
+  await apiKeyForm.locator('input').fill(apiKey);
+  await apiKeyForm.getByRole('button', { name: 'Apply credentials' }).click();
+  await apiKeyForm.getByRole('button', { name: 'Close' }).click();
+
+  const operation = page.locator('.opblock').filter({ has: page.locator('.opblock-summary-path', { hasText: /^\/v2\/deployments$/ }) });
+  await operation.locator('.opblock-summary').click();
+  await operation.getByRole('button', { name: 'Try it out' }).click();
+  await operation.locator('tr[data-param-name="limit"] input').fill(String(limit));
+  await operation.getByRole('button', { name: 'Execute' }).click();
+  const response = operation.locator('.live-responses-table tr.response');
+  await response.waitFor();
+  return { status: await text(response.locator('.response-col_status')), body: await text(response.locator('.response-col_description pre').first()) };
+}
