@@ -165,9 +165,11 @@ try {
   fs.mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const json = JSON.stringify({ date: new Date().toISOString(), machine, settings, results, scaling }, null, 2);
-  fs.writeFileSync(path.join(dir, `${stamp}.json`), json);
-  fs.writeFileSync(path.join(dir, 'latest.json'), json);
-  console.log(`Wrote bench/results/${stamp}.json`);
+  // A partial run (--only) is a comparison, not the latest result of the benchmark: it goes beside it.
+  const name = wanted.length ? `partial-${stamp}.json` : `${stamp}.json`;
+  fs.writeFileSync(path.join(dir, name), json);
+  if (!wanted.length) fs.writeFileSync(path.join(dir, 'latest.json'), json);
+  console.log(`Wrote bench/results/${name}`);
 } finally {
   ceiling.child.kill('SIGTERM');
   service.child.kill('SIGTERM');
