@@ -17,6 +17,7 @@ import { benchIds, tenantId } from './dataset.ts';
 import { issueBenchKey, machineDescription, PRODUCTION_SERVICE_ENV, rssOf } from './harness.ts';
 import { scenarios, type Scenario } from './scenarios.ts';
 import { countStatements, type RequestCost } from './statement-count.ts';
+import { rawRequest } from '../test/support/raw-http.ts';
 import { formatScalingTable, formatTable, type ScalingResult, type ScenarioResult } from './report.ts';
 
 const { values: options } = parseArgs({
@@ -60,7 +61,7 @@ async function load(scenario: Scenario, baseUrl: string, key: string, seconds: n
   const sampler = setInterval(() => { rss = Math.max(rss, rssOf(pid)); }, 200);
   const result = await autocannon({
     url: `${baseUrl}${scenario.path}`, method: scenario.method, body: scenario.body, connections: concurrent, duration: seconds,
-    headers: { 'x-api-key': key, 'content-type': 'application/json', accept: 'application/json' },
+    headers: { 'x-api-key': key, 'content-type': 'application/json', accept: 'application/json', ...scenario.headers },
   });
   clearInterval(sampler);
   const failed = result.non2xx + result.errors + result.timeouts;
@@ -98,17 +99,17 @@ const ceilingUrl = `http://127.0.0.1:${ceiling.match[1]}`;
 const urlOf = (s: Scenario) => (s.target === 'ceiling' ? ceilingUrl : serviceUrl);
 const pidOf = (s: Scenario) => (s.target === 'ceiling' ? ceiling.child.pid! : service.child.pid!);
 
-/** Bytes a ceiling reads from PostgreSQL for one request of the scenario (its pool's sockets, before and after). */
-async function ceilingBytes(scenario: Scenario): Promise<number> {
+/** Bytes a ceiling reads from PostgreSQL for one request of the scenario (its pool's sockets, before and after), and sends. */
+async function ceilingBytes(scenario: Scenario): Promise<Omit<RequestCost, 'statements'>> {
   const read = async () => Number(await (await fetch(`${ceilingUrl}/__bytes`)).text());
   const before = await read();
-  await (await fetch(`${ceilingUrl}${scenario.path}`)).arrayBuffer();
-  return (await read()) - before;
+  const { body } = await rawRequest(`${ceilingUrl}${scenario.path}`);
+  return { bytesFromPostgres: (await read()) - before, responseBytes: body.length };
 }
 
 try {
   for (const scenario of list.filter((s) => s.target === 'ceiling')) {
-    costs.set(scenario.name, { statements: scenario.statements ?? NaN, bytesFromPostgres: await ceilingBytes(scenario) });
+    costs.set(scenario.name, { statements: scenario.statements ?? NaN, ...await ceilingBytes(scenario) });
   }
   console.log(`Warming up ${list.length} scenarios…`);
   for (const scenario of list) await load(scenario, urlOf(scenario), key, 2, pidOf(scenario));
@@ -129,7 +130,7 @@ try {
     const cost = costs.get(scenario.name)!;
     return {
       scenario: scenario.name, requestsPerSecond: rps, p50Ms: median(runs.map((r) => r.p50)), p99Ms: median(runs.map((r) => r.p99)),
-      sqlStatements: cost.statements, bytesFromPostgres: cost.bytesFromPostgres, peakRssMb: Math.max(...runs.map((r) => r.rss)) / 2 ** 20,
+      sqlStatements: cost.statements, bytesFromPostgres: cost.bytesFromPostgres, responseBytes: cost.responseBytes, peakRssMb: Math.max(...runs.map((r) => r.rss)) / 2 ** 20,
       ceiling: scenario.ceiling, ofCeiling: rps / rpsOf(scenario.ceiling),
     };
   });

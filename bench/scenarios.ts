@@ -8,6 +8,8 @@ export interface Scenario {
   method: 'GET' | 'POST';
   path: string;
   body?: string;
+  /** Request headers beyond the key and the content type (Accept-Encoding for the compressed pages). */
+  headers?: Record<string, string>;
   /** The ceiling scenario (by name) this one's throughput is compared with. */
   ceiling: string;
   /** In the connection-scaling table too. */
@@ -29,6 +31,7 @@ export const FLOOR = 'floor: bare node:http, fixed JSON';
 export const LIGHT_CEILING = 'ceiling: pg, 3 columns of 20 rows + JSON.stringify';
 export const FULL_CEILING = 'ceiling: pg + JSON.stringify, 100';
 const JSON_AGG_CEILING = 'ceiling: PostgreSQL builds the JSON (json_agg), 100';
+const FULL_PAGE = 'REST page of 100 (full records)';
 
 const ceiling = (name: string, path: string, statements: number, compareWith = name, scaling = false): Scenario =>
   ({ name, target: 'ceiling', method: 'GET', path, ceiling: compareWith, scaling, statements });
@@ -36,6 +39,9 @@ const graphql = (name: string, query: string, compareWith: string, variables: Re
   ({ name, target: 'service', method: 'POST', path: '/graphql', body: JSON.stringify({ query, variables }), ceiling: compareWith, scaling });
 const rest = (name: string, path: string, compareWith = FULL_CEILING, scaling = false): Scenario =>
   ({ name, target: 'service', method: 'GET', path, ceiling: compareWith, scaling });
+// Compared with the same page uncompressed: what compressing it costs (docs/performance.md#compression).
+const compressedFullPage = (encoding: string): Scenario =>
+  ({ ...rest(`REST page of 100, compressed (Accept-Encoding: ${encoding})`, '/v2/deployments?limit=100', FULL_PAGE), headers: { 'accept-encoding': encoding } });
 
 export function scenarios({ integrationId, tagValues: [a, b, c] }: BenchIds): Scenario[] {
   return [
@@ -48,7 +54,10 @@ export function scenarios({ integrationId, tagValues: [a, b, c] }: BenchIds): Sc
     graphql('GraphQL light page (20 items, uuid name status)', '{ deployments(limit: 20) { resources { uuid name status } } }', LIGHT_CEILING, {}, true),
     graphql('GraphQL medium page (20 items, resource spec cpu/memory, latest revision status)',
       '{ deployments(limit: 20) { resources { uuid name status sourceConfig { resourceSpec { cpu memoryMb } } latestRevision { status } } } }', LIGHT_CEILING),
-    rest('REST page of 100 (full records)', '/v2/deployments?limit=100', FULL_CEILING, true),
+    rest(FULL_PAGE, '/v2/deployments?limit=100', FULL_CEILING, true),
+    compressedFullPage('gzip'),
+    compressedFullPage('br'),
+    compressedFullPage('zstd'),
     graphql('GraphQL page of 100 (every record field)', `query Full($limit: Int!) { deployments(limit: $limit) { offset resources ${everyRecordField} } }`, FULL_CEILING, { limit: 100 }),
     rest('REST name_contains', '/v2/deployments?limit=100&name_contains=agent-4'),
     rest('REST status list', '/v2/deployments?limit=100&status=READY,UNUSED'),

@@ -154,7 +154,9 @@ async function scrape(baseUrl: string): Promise<string | undefined> {
 }
 
 const headers = { 'x-api-key': key, 'content-type': 'application/json', accept: 'application/json' };
-const requests: autocannon.Request[] = list.map((s) => ({ method: s.method, path: s.path, ...(s.body !== undefined && { body: s.body }) }));
+const requests: autocannon.Request[] = list.map((s) => ({
+  method: s.method, path: s.path, ...(s.body !== undefined && { body: s.body }), ...(s.headers && { headers: { ...headers, ...s.headers } }),
+}));
 
 interface LoadEvents {
   response?: (status: number, ms: number) => void;

@@ -1,6 +1,6 @@
-// SQL statements and bytes read from PostgreSQL per request of each scenario, counted in-process through the
-// same app (createApp) with an ORM whose onQuery hook counts and whose pool's sockets say what they read: the
-// same resolvers, loaders and queries the service runs under load.
+// SQL statements, bytes read from PostgreSQL and bytes sent per request of each scenario, counted in-process
+// through the same app (createApp) with an ORM whose onQuery hook counts and whose pool's sockets say what they
+// read: the same resolvers, loaders and queries the service runs under load.
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { AddressInfo, Socket } from 'node:net';
 import { createApp } from '../src/app.ts';
@@ -9,10 +9,13 @@ import { createOrmConfig, type AppOrm } from '../src/db/orm-config.ts';
 import { openSecretsKeys } from '../src/modules/secrets/secrets-key.ts';
 import { ApiKeyCache } from '../src/modules/tenancy/api-key-cache.ts';
 import type { Scenario } from './scenarios.ts';
+import { rawRequest } from '../test/support/raw-http.ts';
 
 export interface RequestCost {
   statements: number;
   bytesFromPostgres: number;
+  /** The response body as sent (compressed when the scenario asks for it). */
+  responseBytes: number;
 }
 
 export async function countStatements(clientUrl: string, config: Config, key: string, list: Scenario[]): Promise<Map<string, RequestCost>> {
@@ -33,16 +36,16 @@ export async function countStatements(clientUrl: string, config: Config, key: st
   const counts = new Map<string, RequestCost>();
   try {
     for (const scenario of list) {
-      const send = () => fetch(`${base}${scenario.path}`, {
-        method: scenario.method, body: scenario.body, headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      // node:http, not fetch: the body as sent, compressed when the scenario asks for it.
+      const send = () => rawRequest(`${base}${scenario.path}`, {
+        method: scenario.method, body: scenario.body, headers: { 'x-api-key': key, 'content-type': 'application/json', ...scenario.headers },
       });
-      await (await send()).arrayBuffer(); // the first request may carry one-time work
+      await send(); // the first request may carry one-time work
       count = 0;
       const bytesBefore = bytesRead();
       const response = await send();
-      await response.arrayBuffer();
-      if (!response.ok) throw new Error(`${scenario.name}: HTTP ${response.status}`);
-      counts.set(scenario.name, { statements: count, bytesFromPostgres: bytesRead() - bytesBefore });
+      if (response.status < 200 || response.status > 299) throw new Error(`${scenario.name}: HTTP ${response.status}`);
+      counts.set(scenario.name, { statements: count, bytesFromPostgres: bytesRead() - bytesBefore, responseBytes: response.body.length });
     }
   } finally {
     server.closeAllConnections();

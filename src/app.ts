@@ -25,6 +25,7 @@ import { useRequestScope } from './http/request-scope.plugin.ts';
 import { useRootPath } from './http/root-path.plugin.ts';
 import { useStaticAssets } from './http/static-assets.plugin.ts';
 import { usePageSecurity } from './http/page-security.plugin.ts';
+import { useResponseCompression } from './http/response-compression.plugin.ts';
 import { corsOptions } from './http/cors.ts';
 import type { SecretDecryptionError } from './modules/secrets/secret-cipher.ts';
 
@@ -48,12 +49,15 @@ export interface AppOptions {
   /** Browser origins allowed to call; none: no CORS headers (same-origin only). */
   corsOrigins?: string[];
   maxBodyBytes?: number;
+  /** Responses of at least `minBytes` compressed for clients that ask (Accept-Encoding); false: none. Default from 1 KB. */
+  compression?: false | { minBytes: number };
   /** Default: silent (tests); the service passes its configured logger. */
   logger?: Logger;
   metrics?: Metrics;
 }
 
 const DEFAULT_MAX_BODY_BYTES = 100 * 1024;
+export const DEFAULT_COMPRESSION_MIN_BYTES = 1024;
 
 /** A secret that cannot be decrypted is served as null; the operator learns of it here (log line and metric). */
 const reportUnreadableSecret = (logger: Logger, metrics: Metrics) => (error: SecretDecryptionError) => {
@@ -64,6 +68,7 @@ const reportUnreadableSecret = (logger: Logger, metrics: Metrics) => (error: Sec
 
 export function createApp(services: AppServices, options: AppOptions = {}): App {
   const { introspection = true, graphiql = true, corsOrigins = [], maxBodyBytes = DEFAULT_MAX_BODY_BYTES } = options;
+  const { compression = { minBytes: DEFAULT_COMPRESSION_MIN_BYTES } } = options;
   const logger = options.logger ?? createLogger('silent');
   const metrics = options.metrics ?? new Metrics();
   const inFlight = new InFlightRequests();
@@ -106,6 +111,8 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
       useGraphQlJit({}, { enableIf: (args) => !hasVariableDefaults(args.document) }),
       // The legacy /v1 and /v2 paths, /openapi.json and /docs: fixed operations through this same Yoga.
       useLegacyRest({ routes: REST_ROUTES, graphqlEndpoint: GRAPHQL_PATH }),
+      // Last, so that it compresses each answer (of either door, or a probe) with the headers the others gave it.
+      ...(compression ? [useResponseCompression({ minBytes: compression.minBytes, metrics })] : []),
     ],
     // Unexpected errors reach clients as "Unexpected error."; details stay in the server log.
     maskedErrors: { isDev: false, maskError: maskUnexpectedError },

@@ -30,6 +30,8 @@ export interface Config {
   corsOrigins: string[];
   /** Largest request body accepted; larger ones get 413. */
   maxBodyBytes: number;
+  /** Responses of at least this many bytes are compressed for clients that ask; false: never compressed. */
+  compressionMinBytes: number | false;
   /** Requests per minute per API key; 0 turns rate limiting off. */
   rateLimitPerMinute: number;
   /** Shared rate-limit budget across replicas; in-memory when absent. */
@@ -172,6 +174,8 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(PROJECT_ROOT, read(env, 'DATA_DIR') ?? '.data');
   const production = read(env, 'NODE_ENV') === 'production';
   if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) throw new ConfigError('DATA_DIR', `${dataDir} exists and is not a directory`);
+  // Checked even when COMPRESSION is off, so that turning it on later cannot reveal a bad value.
+  const compressionMinBytes = parseInteger(env, 'COMPRESSION_MIN_BYTES', 1024, 0, 100 * 1024 * 1024);
   return {
     port: parsePort(env, 'PORT', 4000, true),
     host: read(env, 'HOST') ?? '127.0.0.1',
@@ -187,6 +191,7 @@ export function loadConfig(env: Env = process.env): Config {
     graphiql: parseBoolean(env, 'GRAPHIQL', !production),
     corsOrigins: parseOrigins(env, 'CORS_ORIGINS'),
     maxBodyBytes: parseInteger(env, 'MAX_BODY_BYTES', 100 * 1024, 1024, 100 * 1024 * 1024),
+    compressionMinBytes: parseBoolean(env, 'COMPRESSION', true) ? compressionMinBytes : false,
     rateLimitPerMinute: parseInteger(env, 'RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000),
     redisUrl: parseRedisUrl(env, 'REDIS_URL'),
     logLevel: parseLogLevel(env, 'LOG_LEVEL'),

@@ -61,6 +61,7 @@ async function serve(config: Config, services: Services): Promise<Serving> {
     graphiql: config.graphiql,
     corsOrigins: config.corsOrigins,
     maxBodyBytes: config.maxBodyBytes,
+    compression: config.compressionMinBytes !== false && { minBytes: config.compressionMinBytes },
     logger,
     metrics,
   });

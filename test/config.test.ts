@@ -27,6 +27,12 @@ describe('configuration', () => {
     expect(loadConfig({ SECRETS_KEY: 'ab'.repeat(32) }).secretsKey).toEqual(Buffer.alloc(32, 0xab));
   });
 
+  it('compresses answers of 1 KB and more unless told otherwise', () => {
+    expect(loadConfig({}).compressionMinBytes).toBe(1024);
+    expect(loadConfig({ COMPRESSION_MIN_BYTES: '0' }).compressionMinBytes).toBe(0);
+    expect(loadConfig({ COMPRESSION: 'false', COMPRESSION_MIN_BYTES: '4096' }).compressionMinBytes).toBe(false);
+  });
+
   it.each([
     [{ PORT: 'abc' }, 'PORT must be an integer from 0 to 65535 (got "abc")'],
     [{ PORT: '70000' }, 'PORT'],
@@ -39,6 +45,8 @@ describe('configuration', () => {
     [{ SECRETS_KEY: Buffer.alloc(16).toString('base64') }, 'SECRETS_KEY must be 32 bytes'],
     [{ EMBEDDED_PG_PORT: '-1' }, 'EMBEDDED_PG_PORT'],
     [{ DATA_DIR: '/etc/hostname' }, 'DATA_DIR /etc/hostname exists and is not a directory'],
+    [{ COMPRESSION: 'gzip' }, 'COMPRESSION must be true or false (got "gzip")'],
+    [{ COMPRESSION: 'off', COMPRESSION_MIN_BYTES: '1kb' }, 'COMPRESSION_MIN_BYTES must be an integer from 0 to 104857600 (got "1kb")'],
   ])('rejects %o naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

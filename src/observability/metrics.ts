@@ -37,6 +37,15 @@ export class Metrics {
     name: 'secret_decryption_failures_total', help: 'Secret values that could not be decrypted and were served as null (see the error log for which).',
     registers: [this.registry],
   });
+  // Two counters rather than one with a before/after label: their sum would mean nothing, their ratio does.
+  readonly bytesBeforeCompression = new Counter({
+    name: 'http_response_bytes_before_compression_total', help: 'Bytes of the response bodies that were sent compressed, before compression, by coding.',
+    labelNames: ['encoding'] as const, registers: [this.registry],
+  });
+  readonly bytesAfterCompression = new Counter({
+    name: 'http_response_bytes_after_compression_total', help: 'Bytes of the response bodies that were sent compressed, as sent, by coding.',
+    labelNames: ['encoding'] as const, registers: [this.registry],
+  });
   readonly inFlight = new Gauge({
     name: 'http_requests_in_flight', help: 'Requests being served right now.', registers: [this.registry],
   });
