@@ -197,6 +197,30 @@ describe('repository listings', () => {
       }
     });
 
+    it('gives each integration its installation id (null when the document had none) and filters by code host and installation', async () => {
+      const query = 'query($kind: IntegrationKind, $codehost: String, $installed: Boolean) { integrations(kind: $kind, codehost: $codehost, installed: $installed) { uuid installationId } }';
+      const expected = (tenant: string, keep: (i: DocIntegration & { installation_id?: number }) => boolean) => ALL_INTEGRATIONS
+        .filter((i) => i.tenant_id === tenant && keep(i))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        .map((i: DocIntegration & { installation_id?: number }) => ({ uuid: i.id, installationId: i.installation_id ?? null }));
+      const cases: [Record<string, unknown>, (i: DocIntegration & { installation_id?: number }) => boolean][] = [
+        [{}, () => true],
+        [{ codehost: 'github' }, (i) => i.codehost === 'github'],
+        [{ codehost: 'gitlab', kind: 'CODEHOST' }, (i) => i.codehost === 'gitlab' && i.kind === 'codehost'],
+        [{ installed: true }, (i) => i.installation_id != null],
+        [{ installed: false, kind: 'MANAGED' }, (i) => i.installation_id == null && i.kind === 'managed'],
+        [{ codehost: 'nowhere' }, () => false],
+        [{ codehost: 'git\u0000hub' }, () => false],
+      ];
+      for (const tenant of [ACME, GLOBEX]) {
+        for (const [variables, keep] of cases) {
+          const { integrations } = dataOf(await app.graphql(query, as(tenant), variables));
+          expect({ tenant, variables, integrations }).toEqual({ tenant, variables, integrations: expected(tenant, keep) });
+        }
+      }
+      expect(expected(ACME, (i) => i.installation_id != null)).toEqual([{ uuid: ACME_INTEGRATION, installationId: 52001234 }]);
+    });
+
     it('rejects a kind that is not in the enum', async () => {
       const { body } = await app.graphql('{ integrations(kind: GITHUB) { id } }', as(ACME));
       expect(body.errors?.[0]?.message).toMatch(/GITHUB/);

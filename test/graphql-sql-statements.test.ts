@@ -53,7 +53,7 @@ describe('SQL statements per deployments page', () => {
   const deployment = selectEverything(schema.getType('Deployment') as GraphQLObjectType);
 
   it('selects nested data through every relation of a deployment', () => {
-    for (const field of ['secrets', 'secretReferences', 'revisions', 'latestRevision', 'activeRevision', 'tagValues', 'integration', 'resourceSpec', 'sidecars', 'volumeMounts']) {
+    for (const field of ['secrets', 'secretReferences', 'revisions', 'revisionsConnection', 'latestRevision', 'activeRevision', 'tagValues', 'integration', 'resourceSpec', 'sidecars', 'volumeMounts']) {
       expect(deployment).toContain(`${field} {`);
     }
   });
@@ -70,8 +70,8 @@ describe('SQL statements per deployments page', () => {
     // The page really reaches nested rows, so the constant count is not an artefact of empty relations.
     expect(page.some((d: any) => d.secrets.length > 0 && d.revisions.length > 1 && d.tagValues.length > 1 && d.integration)).toBe(true);
     expect(counts).toEqual([counts[0], counts[0], counts[0]]);
-    // authentication (1) + page + count + one batch per relation, nothing per item
-    expect(counts[0]).toBeLessThanOrEqual(14);
+    // authentication (1) + page + count + one batch per relation (and the revisions connection's count), nothing per item
+    expect(counts[0]).toBeLessThanOrEqual(16);
   });
 
   it('is the same for 10, 50 and 100 items (connection)', async () => {
@@ -82,6 +82,27 @@ describe('SQL statements per deployments page', () => {
       expect(body.data.deploymentsConnection.edges).toHaveLength(first);
       counts.push(count);
     }
+    expect(counts).toEqual([counts[0], counts[0], counts[0]]);
+  });
+
+  it('is the same for 10, 50 and 100 items when each shows a slice of its revisions by offset, by cursor or by id', async () => {
+    const revision = 'uuid status source updatedAt remoteReconciled sourceRevisionConfig { repoRef imageUri }';
+    const query = `query($limit: Int!, $cursor: String!, $revision: ID!) { deployments(limit: $limit) { resources {
+      revisionPage(limit: 1, offset: 1, filter: { statuses: [DEPLOYED, BUILDING, QUEUED], remoteReconciled: false }) { resources { ${revision} } hasNextPage totalCount }
+      older: revisionsConnection(first: 1, after: $cursor) { edges { cursor node { ${revision} } } pageInfo { hasNextPage hasPreviousPage } totalCount }
+      newer: revisionsConnection(last: 2, before: $cursor, filter: { remoteReconciled: true }) { edges { node { uuid } } pageInfo { hasPreviousPage hasNextPage } }
+      revision(id: $revision) { uuid }
+    } } }`;
+    const first = (await statementsFor('{ deployments(limit: 1) { resources { revisionsConnection(first: 1) { edges { cursor node { uuid } } } } } }', {}))
+      .body.data.deployments.resources[0].revisionsConnection.edges[0];
+    const counts = [];
+    for (const limit of [10, 50, 100]) {
+      const { body, count } = await statementsFor(query, { limit, cursor: first.cursor, revision: first.node.uuid });
+      expect(body.data.deployments.resources).toHaveLength(limit);
+      counts.push(count);
+    }
+    const page = (await statementsFor(query, { limit: 100, cursor: first.cursor, revision: first.node.uuid })).body.data.deployments.resources;
+    expect(page.some((d: any) => d.revisionPage.resources.length > 0 && d.older.edges.length > 0)).toBe(true);
     expect(counts).toEqual([counts[0], counts[0], counts[0]]);
   });
 });

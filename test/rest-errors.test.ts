@@ -14,6 +14,8 @@ const REPOS = `/v1/integrations/codehost/${ACME_INTEGRATION}/repos`;
 const ROUTES = [
   DEPLOYMENTS, REPOS, `/v1/integrations/github/${ACME_INTEGRATION}/repos`,
   `/v1/integrations/managed/codehost/${GLOBEX_INTEGRATION}/repos`, `/v1/integrations/forge/github/${GLOBEX_INTEGRATION}/repos`,
+  `${DEPLOYMENTS}/${ACME_DEPLOYMENT}`, `${DEPLOYMENTS}/${ACME_DEPLOYMENT}/revisions`, `${DEPLOYMENTS}/${ACME_DEPLOYMENT}/revisions/66666666-6666-4666-8666-666666666661`,
+  '/v1/integrations/github/install', '/v1/integrations/codehost/install', '/v1/integrations/forge/github/install', '/v1/integrations/managed/codehost/install',
 ];
 const UNKNOWN = '0f0f0f0f-0000-4000-8000-000000000000';
 const STATUSES = "'AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE' or 'UNKNOWN'";
@@ -107,7 +109,8 @@ describe('REST errors', () => {
 
   describe('routing: 404, 405, HEAD, trailing slash', () => {
     // `/` tells a client where the API is (self-hosted-pages.test.ts).
-    const unknownPaths = ['/v3/x', '/v1/integrations', '/v2/deployments/extra', '/V2/deployments', `/v1/integrations/codehost/${ACME_INTEGRATION}`,
+    const unknownPaths = ['/v3/x', '/v1/integrations', '/v2/deployments/x/extra', `/v2/deployments/${ACME_DEPLOYMENT}/revisions/x/y`, '/V2/deployments',
+      '/v1/integrations/install', '/v1/integrations/forge/gitlab/install', `/v1/integrations/codehost/${ACME_INTEGRATION}`,
       `/v1/integrations/codehost/${ACME_INTEGRATION}/repos/x`, '/v1/integrations/forge/gitlab/x/y/repos', '/v3/x/'];
     it.each(unknownPaths)('404 {"detail":"Not Found"} for %s, key or no key', async (path) => {
       await expectBody(call(path), 404, '{"detail":"Not Found"}');

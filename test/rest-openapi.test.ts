@@ -2,56 +2,30 @@
 // route with its parameters and responses, the /docs page, and real responses (200 pages, repository
 // listings and every error status) validated against the schema the document declares for them.
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_TENANT_ID } from '../src/demo/demo-dataset.ts';
 import { ACME_INTEGRATION } from './support/fixtures.ts';
+import {
+  DEPLOYMENT, DEPLOYMENTS, INSTALL_PATHS, REPOSITORY_PATHS, REVISION, REVISIONS, openApiConformance,
+} from './support/openapi-conformance.ts';
 import { startRestDemo, type RestDemo } from './support/rest-demo.ts';
 
-const DEPLOYMENTS = '/v2/deployments';
-const REPOSITORY_PATHS = [
-  '/v1/integrations/codehost/{integration_id}/repos',
-  '/v1/integrations/{codehost}/{integration_id}/repos',
-  '/v1/integrations/managed/codehost/{integration_id}/repos',
-  '/v1/integrations/forge/github/{integration_id}/repos',
-];
+const PATHS_WITH_404 = [...REPOSITORY_PATHS, DEPLOYMENT, REVISIONS, REVISION];
 const QUERY_PARAMETERS = ['limit', 'offset', 'name_contains', 'status', 'remote_reconciled', 'tag_value_ids', 'image_version', 'deployment_type', 'deployment_ids'];
 const UNKNOWN = '0badc0de-0000-4000-8000-000000000000';
 
 describe('REST OpenAPI document', () => {
   let demo: RestDemo;
   let spec: any;
-  const ajv = new Ajv2020({ allErrors: true, strict: true });
-  addFormats.default(ajv);
-  const compiled = new Map<string, ValidateFunction>();
-
-  /** The schema the document declares for `status` of GET `path`, its `$ref`s resolved into components.schemas. */
-  function validatorFor(path: string, status: number): ValidateFunction {
-    const id = `${path} ${status}`;
-    if (!compiled.has(id)) {
-      const schema = spec.paths[path]?.get?.responses?.[status]?.content?.['application/json']?.schema;
-      expect(schema, `${id} has an application/json schema`).toBeDefined();
-      const rewritten = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"#/$defs/'));
-      const defs = JSON.parse(JSON.stringify(spec.components.schemas).replaceAll('"#/components/schemas/', '"#/$defs/'));
-      compiled.set(id, ajv.compile({ ...rewritten, $defs: defs }));
-    }
-    return compiled.get(id)!;
-  }
-  function expectConforms(path: string, response: { status: number; body: unknown }) {
-    const validate = validatorFor(path, response.status);
-    expect(validate(response.body), `${path} ${response.status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(response.body).slice(0, 500)}`).toBe(true);
-  }
+  let validatorFor: Awaited<ReturnType<typeof openApiConformance>>['validatorFor'];
+  let expectConforms: Awaited<ReturnType<typeof openApiConformance>>['expectConforms'];
   const repoPath = (template: string, id: string, codehost = 'github') =>
     template.replace('{integration_id}', id).replace('{codehost}', codehost);
   const integration = (name: string) => demo.doc.integrations.find((i) => i.name === name)!;
 
   beforeAll(async () => {
     demo = await startRestDemo();
-    const response = await fetch(`${demo.app.url}/openapi.json`);
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    spec = await response.json();
+    ({ spec, validatorFor, expectConforms } = await openApiConformance(demo.app.url));
   });
   afterAll(async () => {
     await demo?.close();
@@ -68,7 +42,7 @@ describe('REST OpenAPI document', () => {
     });
 
     it('lists exactly the REST routes, each a GET with a unique operationId', () => {
-      expect(Object.keys(spec.paths).sort()).toEqual([DEPLOYMENTS, ...REPOSITORY_PATHS].sort());
+      expect(Object.keys(spec.paths).sort()).toEqual([DEPLOYMENTS, ...REPOSITORY_PATHS, ...INSTALL_PATHS, DEPLOYMENT, REVISIONS, REVISION].sort());
       const operationIds = Object.values(spec.paths).map((item: any) => {
         expect(Object.keys(item)).toEqual(['get']);
         return item.get.operationId;
@@ -102,9 +76,22 @@ describe('REST OpenAPI document', () => {
       }
     });
 
-    it('declares 200, 401, 403, 422 and 500 for every operation, and 404 for the repository listings', () => {
-      for (const path of [DEPLOYMENTS, ...REPOSITORY_PATHS]) {
-        const expected = path === DEPLOYMENTS ? ['200', '401', '403', '422', '500'] : ['200', '401', '403', '404', '422', '500'];
+    it('declares the path parameters and limits of the deployment and revision routes', () => {
+      const parameters = (path: string) => spec.paths[path].get.parameters.filter((p: any) => p.in !== 'header')
+        .map((p: any) => ({ name: p.name, in: p.in, required: p.required, schema: p.schema }));
+      const uuidPath = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string', format: 'uuid' } });
+      expect(parameters(DEPLOYMENT)).toEqual([uuidPath('deployment_id')]);
+      expect(parameters(REVISION)).toEqual([uuidPath('deployment_id'), uuidPath('revision_id')]);
+      expect(parameters(REVISIONS).map((p: { name: string }) => p.name)).toEqual(['deployment_id', 'limit', 'offset', 'status', 'remote_reconciled']);
+      expect(parameters(REVISIONS)[1].schema).toMatchObject({ type: 'integer', default: 20, minimum: 1, maximum: 100 });
+      expect(parameters(REVISIONS)[2].schema).toMatchObject({ type: 'integer', default: 0, minimum: 0 });
+      for (const path of INSTALL_PATHS) expect(parameters(path).map((p: { name: string }) => p.name), path).toEqual(path.includes('{codehost}') ? ['codehost'] : []);
+    });
+
+    it('declares 200, 401, 403 and 500 for every operation, 422 where there are parameters, and 404 where an id can be missing', () => {
+      for (const path of [DEPLOYMENTS, ...REPOSITORY_PATHS, ...INSTALL_PATHS, DEPLOYMENT, REVISIONS, REVISION]) {
+        const parameters = spec.paths[path].get.parameters.filter((p: any) => p.in !== 'header');
+        const expected = ['200', '401', '403', ...(PATHS_WITH_404.includes(path) ? ['404'] : []), ...(parameters.length > 0 ? ['422'] : []), '500'];
         const responses = spec.paths[path].get.responses;
         expect(Object.keys(responses).sort(), path).toEqual(expected);
         for (const status of expected) expect(responses[status].content?.['application/json']?.schema, `${path} ${status}`).toBeDefined();
@@ -175,7 +162,11 @@ describe('REST OpenAPI document', () => {
   });
 
   describe('real error bodies conform to the declared schemas', () => {
-    const everyPath = () => [[DEPLOYMENTS, DEPLOYMENTS], ...REPOSITORY_PATHS.map((p) => [p, repoPath(p, integration('acme-managed').id)])];
+    const everyPath = () => [
+      [DEPLOYMENTS, DEPLOYMENTS], ...REPOSITORY_PATHS.map((p) => [p, repoPath(p, integration('acme-managed').id)]),
+      ...INSTALL_PATHS.map((p) => [p, p.replace('{codehost}', 'github')]),
+      [DEPLOYMENT, `${DEPLOYMENTS}/${UNKNOWN}`], [REVISIONS, `${DEPLOYMENTS}/${UNKNOWN}/revisions`], [REVISION, `${DEPLOYMENTS}/${UNKNOWN}/revisions/${UNKNOWN}`],
+    ];
 
     it('401 without a key or with an unknown one, 403 for a tenant not granted or not chosen', async () => {
       const cases: [Record<string, string>, number, string][] = [
@@ -227,6 +218,11 @@ describe('REST OpenAPI document', () => {
         expect({ query, status: response.status }).toEqual({ query, status: 422 });
         expect(response.body.detail.map((e: { type: string }) => e.type), query).toEqual(types);
         expectConforms(DEPLOYMENTS, response);
+      }
+      for (const [template, path] of [[DEPLOYMENT, `${DEPLOYMENTS}/x`], [REVISIONS, `${DEPLOYMENTS}/x/revisions?limit=0&status=READY`], [REVISION, `${DEPLOYMENTS}/x/revisions/y`]]) {
+        const response = await demo.get(path!);
+        expect(response.status, path).toBe(422);
+        expectConforms(template!, response);
       }
       for (const template of REPOSITORY_PATHS) {
         const response = await demo.get(repoPath(template, 'not-a-uuid'));

@@ -5,7 +5,7 @@ import { TenantOwnedSchema } from '../modules/common/base.entity.ts';
 import { IntegrationSchema } from '../modules/integrations/integration.entity.ts';
 import { SourceRepositorySchema } from '../modules/integrations/source-repository.entity.ts';
 import { DeploymentSchema } from '../modules/deployments/deployment.entity.ts';
-import { RevisionSchema } from '../modules/deployments/revision.entity.ts';
+import { RevisionSchema } from '../modules/revisions/revision.entity.ts';
 import { TagKeySchema, TagValueSchema } from '../modules/deployments/tag.entity.ts';
 import { SecretSchema } from '../modules/deployments/secret.entity.ts';
 import { SecretReferenceSchema } from '../modules/deployments/secret-reference.entity.ts';

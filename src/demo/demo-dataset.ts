@@ -33,9 +33,9 @@ export function buildDemoDocument() {
   const random = seededRandom(20261121);
   const tenant_id = DEMO_TENANT_ID;
   const integrations = [
-    { id: random.uuid(), tenant_id, kind: 'codehost', codehost: 'github', name: 'acme-corp', repositories: [] as object[] },
-    { id: random.uuid(), tenant_id, kind: 'codehost', codehost: 'gitlab', name: 'acme-labs', repositories: [] as object[] },
-    { id: random.uuid(), tenant_id, kind: 'managed', codehost: 'github', name: 'acme-managed', repositories: [] as object[] },
+    { id: random.uuid(), tenant_id, kind: 'codehost', codehost: 'github', name: 'acme-corp', installation_id: 41_000_001, repositories: [] as object[] },
+    { id: random.uuid(), tenant_id, kind: 'codehost', codehost: 'gitlab', name: 'acme-labs', installation_id: 41_000_002, repositories: [] as object[] },
+    { id: random.uuid(), tenant_id, kind: 'managed', codehost: 'github', name: 'acme-managed', installation_id: 41_000_003, repositories: [] as object[] },
   ];
   REPO_NAMES.forEach((name, index) => {
     const integration = integrations[index % 3]!;
@@ -60,13 +60,18 @@ export function buildDemoDocument() {
     const repo = repos[index % repos.length]!;
     const createdAt = new Date(start + index * 3.7 * 86_400_000 + Math.floor(random.next() * 3_600_000));
     const updatedAt = new Date(createdAt.getTime() + Math.floor(random.next() * 20 * 86_400_000));
+    const fromRepo = source === 'github';
     const revisions = Array.from({ length: 1 + (index % 3) }, (__, r) => ({
       id: random.uuid(),
       status: r === 0 && index % 3 !== 0 ? 'DEPLOYED' : random.pick(REVISION_STATUSES),
       created_at: new Date(createdAt.getTime() + r * 86_400_000).toISOString(),
+      updated_at: new Date(createdAt.getTime() + r * 86_400_000 + 600_000).toISOString(),
+      source,
+      // Later revisions of a repository-built deployment came from a push, reconciled from the code host.
+      remote_reconciled: fromRepo && r > 0,
+      source_revision_config: null as Record<string, string | null> | null,
     }));
-    const fromRepo = source === 'github';
-    return {
+    const deployment = {
       id: random.uuid(),
       tenant_id,
       name: `${REPO_NAMES[index % REPO_NAMES.length]}-${DEPLOYMENT_TYPES[index % 3]}${index >= 30 ? '-2' : ''}`,
@@ -118,6 +123,14 @@ export function buildDemoDocument() {
       secrets: index % 5 === 0 ? [{ name: 'OPENAI_API_KEY', value: `sk-demo-${index}` }, { name: 'DATABASE_PASSWORD', value: `demo-password-${index}` }] : [],
       secret_references: index % 7 === 0 ? [{ name: 'STRIPE_KEY', secret_name: 'payments', secret_key: 'stripe-key' }] : [],
     };
+    // Each revision deploys the deployment's source; the older ones an older commit (derived, not drawn: drawing
+    // more random numbers would change every id after them).
+    revisions.forEach((revision, r) => {
+      const sha = deployment.source_revision_config.repo_commit_sha;
+      const older = revisions.length - 1 - r;
+      revision.source_revision_config = { ...deployment.source_revision_config, repo_commit_sha: sha && older > 0 ? `${sha.slice(0, 39)}${older}` : sha };
+    });
+    return deployment;
   });
   return { tenants: [{ id: tenant_id, name: 'Demo Workspace' }], tags, integrations, deployments };
 }

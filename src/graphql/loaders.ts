@@ -7,7 +7,7 @@ import { TenantOwnedRepository } from '../modules/common/tenant-owned.repository
 import { DeploymentSchema } from '../modules/deployments/deployment.entity.ts';
 import type { DeploymentRow } from '../modules/deployments/deployment-row.ts';
 import { secretsAndReferencesOf, type SecretsOfDeployment } from '../modules/deployments/secret-listing.ts';
-import { RevisionSchema, type Revision } from '../modules/deployments/revision.entity.ts';
+import { RevisionLoaders } from '../modules/revisions/revision-loaders.ts';
 import { TagKeySchema, TagValueSchema, type TagKey, type TagValue } from '../modules/deployments/tag.entity.ts';
 import { IntegrationSchema, type Integration } from '../modules/integrations/integration.entity.ts';
 import { SourceRepositorySchema, type SourceRepository } from '../modules/integrations/source-repository.entity.ts';
@@ -31,19 +31,18 @@ export class RequestLoaders {
   readonly deployment: ById<DeploymentRow>;
   readonly integration: ById<Integration>;
   readonly repository: ById<SourceRepository>;
-  readonly revision: ById<Revision>;
   readonly tagKey: ById<TagKey>;
   readonly tagValue: ById<TagValue>;
 
   readonly secretsAndReferences: DataLoader<string, SecretsOfDeployment>;
-  readonly revisionsOfDeployment: DataLoader<string, Revision[]>;
   readonly tagValuesOfDeployment: DataLoader<string, TagValue[]>;
   readonly repositoriesOfIntegration: DataLoader<string, SourceRepository[]>;
   readonly valuesOfTagKey: DataLoader<string, TagValue[]>;
+  /** The revisions domain's own loaders. */
+  readonly revisions: RevisionLoaders;
 
   /** `mayReadSecrets`: whether secret ciphertexts are worth reading at all for this request. */
   constructor(em: TenantSafeEntityManager, mayReadSecrets: boolean) {
-    const revisions = new TenantOwnedRepository<Revision>(em, RevisionSchema);
     const tagValues = new TenantOwnedRepository<TagValue>(em, TagValueSchema);
     const repositories = em.getRepository(SourceRepositorySchema);
 
@@ -51,14 +50,12 @@ export class RequestLoaders {
     this.deployment = new DataLoader((ids) => deployments.findRowsByIds(ids));
     this.integration = byIds<Integration>(em.getRepository(IntegrationSchema));
     this.repository = byIds<SourceRepository>(repositories);
-    this.revision = byIds(revisions);
     this.tagKey = byIds(new TenantOwnedRepository<TagKey>(em, TagKeySchema));
     this.tagValue = byIds(tagValues);
 
     // Secrets and secret references arrive together (one statement for both relations of a whole page).
     this.secretsAndReferences = new DataLoader((ids) => secretsAndReferencesOf(em, ids, mayReadSecrets));
-    this.revisionsOfDeployment = new DataLoader((ids) =>
-      revisions.findGroupedBy('deployment', ids, { createdAt: 'desc', id: 'desc' }));
+    this.revisions = new RevisionLoaders(em);
     this.valuesOfTagKey = new DataLoader((ids) => tagValues.findGroupedBy('tagKey', ids, [alphabetical('value'), { id: 'asc' }]));
     this.repositoriesOfIntegration = new DataLoader((ids) => repositories.findByIntegrations(ids));
     // The pivot table has no entity of its own; populate reads it with the values in one query per batch

@@ -6,7 +6,8 @@ import '../modules/integrations/integration.graphql.ts';
 import '../modules/integrations/source-repository.graphql.ts';
 import '../modules/deployments/deployment.graphql.ts';
 import '../modules/deployments/deployment-list.graphql.ts';
-import '../modules/deployments/revision.graphql.ts';
+import '../modules/revisions/revision.graphql.ts';
+import '../modules/revisions/deployment-revisions.graphql.ts';
 import '../modules/deployments/tag.graphql.ts';
 
 export const schema = builder.toSchema();

@@ -1,15 +1,19 @@
 // The import document (docs/decisions.md#data-import). Strict: an unknown key is an error, because a typo
 // would otherwise drop data silently. Deployment records use the legacy shape, exactly as
-// GET /v2/deployments returns it, plus `remote_reconciled`, `tag_value_ids` and optional `revisions`.
+// GET /v2/deployments returns it, plus `remote_reconciled`, `tag_value_ids` and optional `revisions` (the
+// original's Revision record, see revision-record.schema.ts).
 import { z } from 'zod';
 import { INTEGRATION_KINDS } from '../modules/integrations/integration.entity.ts';
-import { REVISION_STATUSES } from '../modules/deployments/deployment-enums.ts';
-import { deploymentRecordSchema, text, timestamp, uuid } from '../modules/deployments/deployment-record.schema.ts';
+import { deploymentRecordSchema, text, uuid } from '../modules/deployments/deployment-record.schema.ts';
+import { importedRevisionSchema } from '../modules/revisions/revision-record.schema.ts';
+
+/** An id the code host assigns (repositories, installations): a whole number JavaScript holds exactly. */
+const codeHostId = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 
 export const importedDeploymentSchema = deploymentRecordSchema.extend({
   remote_reconciled: z.boolean().default(false),
   tag_value_ids: z.array(uuid).default([]),
-  revisions: z.array(z.strictObject({ id: uuid, status: z.enum(REVISION_STATUSES), created_at: timestamp })).default([]),
+  revisions: z.array(importedRevisionSchema).default([]),
 });
 
 export const importDocumentSchema = z.strictObject({
@@ -25,8 +29,10 @@ export const importDocumentSchema = z.strictObject({
     kind: z.enum(INTEGRATION_KINDS),
     codehost: text,
     name: text,
+    /** Optional: documents written before integrations carried it still import (docs/decisions.md#integration-installations). */
+    installation_id: codeHostId.nullish(),
     repositories: z.array(z.strictObject({
-      id: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+      id: codeHostId,
       name: text,
       owner: text,
       url: text,

@@ -1,10 +1,9 @@
 // Deployments of an import document, with their secrets (encrypted here, before anything is written),
-// secret references, tag links and revisions. See importer.ts for the rules.
+// secret references, tag links and revisions (import-revisions.ts). See importer.ts for the rules.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { TenantSchema } from '../modules/tenancy/tenant.entity.ts';
 import { IntegrationSchema } from '../modules/integrations/integration.entity.ts';
 import { DeploymentSchema, type Deployment } from '../modules/deployments/deployment.entity.ts';
-import { RevisionSchema } from '../modules/deployments/revision.entity.ts';
 import { SecretSchema, type Secret } from '../modules/deployments/secret.entity.ts';
 import { SecretReferenceSchema } from '../modules/deployments/secret-reference.entity.ts';
 import { TagValueSchema, type TagValue } from '../modules/deployments/tag.entity.ts';
@@ -15,6 +14,7 @@ import { withDeclaredKeys } from '../modules/common/legacy-json.ts';
 import type { ImportDocument, ImportedDeployment } from './document.schema.ts';
 import { ImportError } from './parse-document.ts';
 import { assertSameTenant } from './import-rules.ts';
+import { importRevisions } from './import-revisions.ts';
 import { ACROSS_TENANTS } from '../modules/common/tenant-scope.ts';
 
 async function resolveTagValues(em: EntityManager, doc: ImportDocument, declared: Map<string, TagValue>) {
@@ -81,23 +81,6 @@ function importSecrets(em: EntityManager, deployment: Deployment, input: Importe
     else em.create(SecretReferenceSchema, { tenant: deployment.tenant, deployment, name: ref.name, ...fields });
   });
   for (const gone of references.values()) em.remove(gone);
-}
-
-async function importRevisions(em: EntityManager, doc: ImportDocument, deployments: Map<string, Deployment>): Promise<void> {
-  const ids = doc.deployments.flatMap((d) => d.revisions.map((r) => r.id));
-  const existing = new Map((await em.find(RevisionSchema, { id: { $in: ids } }, ACROSS_TENANTS)).map((r) => [r.id, r]));
-  doc.deployments.forEach((input, i) => {
-    const deployment = deployments.get(input.id)!;
-    input.revisions.forEach((revision, j) => {
-      const row = existing.get(revision.id);
-      if (row && row.deployment.id !== input.id) {
-        throw new ImportError(`deployments[${i}].revisions[${j}].id`, `revision already belongs to deployment ${row.deployment.id}`);
-      }
-      const fields = { status: revision.status, createdAt: revision.created_at };
-      if (row) em.assign(row, fields);
-      else em.create(RevisionSchema, { id: revision.id, tenant: deployment.tenant, deployment, ...fields });
-    });
-  });
 }
 
 export async function importDeployments(

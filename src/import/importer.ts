@@ -78,7 +78,7 @@ async function importIntegrations(em: EntityManager, doc: ImportDocument): Promi
     const row = existing.get(input.id);
     assertSameTenant(row, input.tenant_id, `integrations[${i}].id`);
     const tenant = em.getReference(TenantSchema, input.tenant_id);
-    const fields = { kind: input.kind, codehost: input.codehost, name: input.name };
+    const fields = { kind: input.kind, codehost: input.codehost, name: input.name, installationId: input.installation_id ?? null };
     const integration = row ? em.assign(row, fields) : em.create(IntegrationSchema, { id: input.id, tenant, ...fields });
 
     const current = new Map<number, SourceRepository>((reposByIntegration.get(input.id) ?? []).map((r) => [r.codeHostId, r]));

@@ -20,7 +20,7 @@ const DEFAULT_PAGE_SIZE = 20;
 const ASSUMED_LIST_SIZES: Record<string, number> = {
   'Query.repositories': 50, 'Query.managedRepositories': 50, 'Integration.repositories': 50,
   'Query.integrations': 20, 'Query.tagKeys': 20, 'TagKey.values': 20,
-  'DeploymentPage.resources': 1, 'DeploymentConnection.edges': 1,
+  'DeploymentPage.resources': 1, 'DeploymentConnection.edges': 1, 'RevisionPage.resources': 1, 'RevisionConnection.edges': 1,
 };
 const DEFAULT_LIST_SIZE = 10;
 

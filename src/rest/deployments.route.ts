@@ -1,19 +1,22 @@
-// GET /v2/deployments: the `deployments` query with the legacy parameters, and its page as the legacy JSON.
+// GET /v2/deployments (the `deployments` query with the legacy parameters) and GET /v2/deployments/{deployment_id}
+// (the `deployment` query): deployment records as the legacy JSON.
 import { graphqlSelectionFor } from '../modules/common/legacy-json.ts';
 import { DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES } from '../modules/deployments/deployment-enums.ts';
 import { deploymentRecordSchema } from '../modules/deployments/deployment-record.schema.ts';
 import { MAX_FILTER_IDS } from '../modules/deployments/deployment-filter.graphql.ts';
-import { MAX_PAGE_SIZE } from '../modules/deployments/deployment-list.graphql.ts';
+import { nextOffset, pageParameters, pageVariables } from './offset-pages.ts';
+import type { ParameterSpec } from './parameters.ts';
 import { legacyResponseSchema } from './response-schemas.ts';
 import type { RestRoute } from './rest-route.ts';
 
 /** What a key without the read-secrets scope sees instead of a secret's value. */
 export const MASKED_SECRET = '********';
-const GRAPHQL_INT_MAX = 2_147_483_647n;
 
-const document = `query LegacyListDeployments($filter: DeploymentFilter, $limit: Int!, $offset: Int!) {
+const recordSelection = graphqlSelectionFor(deploymentRecordSchema, { id: 'uuid' });
+
+const listDocument = `query LegacyListDeployments($filter: DeploymentFilter, $limit: Int!, $offset: Int!) {
   deployments(filter: $filter, limit: $limit, offset: $offset) {
-    resources ${graphqlSelectionFor(deploymentRecordSchema, { id: 'uuid' })}
+    resources ${recordSelection}
     offset
   }
 }`;
@@ -42,8 +45,7 @@ export const listDeploymentsRoute: RestRoute = {
   description: 'Deployments of the tenant, newest first (created_at, then id, descending), filtered and paged by offset.',
   tag: 'deployments',
   parameters: [
-    { name: 'limit', in: 'query', kind: 'int', default: 20, ge: 1, le: MAX_PAGE_SIZE, description: 'Maximum number of resources to return.' },
-    { name: 'offset', in: 'query', kind: 'int', default: 0, ge: 0, description: 'Pagination offset; pass the returned offset to fetch the next page.' },
+    ...pageParameters,
     { name: 'name_contains', in: 'query', kind: 'text', description: 'Case-insensitive substring of the name; `%`, `_` and `\\` match literally.' },
     { name: 'status', in: 'query', kind: 'enum-list', values: DEPLOYMENT_STATUSES, description: 'One status or a comma-separated list (any of them).' },
     { name: 'remote_reconciled', in: 'query', kind: 'bool', description: 'Filter by remote reconciled deployments.' },
@@ -52,11 +54,9 @@ export const listDeploymentsRoute: RestRoute = {
     { name: 'deployment_type', in: 'query', kind: 'literal', values: DEPLOYMENT_TYPES, description: 'One of dev_free, dev, prod.' },
     { name: 'deployment_ids', in: 'query', kind: 'uuid-list', maxItems: MAX_FILTER_IDS, description: `Comma-separated deployment ids, at most ${MAX_FILTER_IDS}.` },
   ],
-  document,
+  document: listDocument,
   variables: ({ values }) => ({
-    limit: Number(values.limit),
-    // No tenant has 2^31 deployments: a larger offset is past the end, and GraphQL's Int stops there.
-    offset: Number((values.offset as bigint) > GRAPHQL_INT_MAX ? GRAPHQL_INT_MAX : values.offset),
+    ...pageVariables(values),
     filter: {
       nameContains: values.name_contains,
       statuses: values.status,
@@ -69,16 +69,31 @@ export const listDeploymentsRoute: RestRoute = {
   }),
   respond: (data, { values }) => {
     const page = data.deployments as { resources: RecordFromGraphQL[]; offset: number };
-    const requested = values.offset as bigint;
-    return {
-      status: 200,
-      body: {
-        resources: page.resources.map(toLegacyRecord),
-        // Past the end the request's offset is echoed, exactly as sent even beyond what a JS number holds.
-        offset: requested > GRAPHQL_INT_MAX ? JSON.rawJSON(requested.toString()) : page.offset,
-      },
-    };
+    return { status: 200, body: { resources: page.resources.map(toLegacyRecord), offset: nextOffset(values, page.offset) } };
   },
   responseSchema: legacyResponseSchema('DeploymentList'),
-  errorStatuses: [],
+};
+
+export const deploymentIdParameter: ParameterSpec = { name: 'deployment_id', in: 'path', kind: 'uuid', description: 'ID of the deployment.' };
+
+/** The original's 404 for a deployment the tenant does not have (unknown, or another tenant's). */
+export const deploymentNotFound = (id: unknown) => ({ status: 404, body: { detail: `Deployment ID ${String(id)} not found.` } });
+export const DEPLOYMENT_NOT_FOUND = '`Deployment ID <deployment_id> not found.`: unknown, or another tenant\'s.';
+
+export const getDeploymentRoute: RestRoute = {
+  path: '/v2/deployments/{deployment_id}',
+  operationId: 'get_deployment_v2_deployments__deployment_id__get',
+  summary: 'Get Deployment',
+  description: 'One deployment of the tenant, as the list shows it.',
+  tag: 'deployments',
+  parameters: [deploymentIdParameter],
+  document: `query LegacyGetDeployment($id: ID!) {
+  deployment(id: $id) ${recordSelection}
+}`,
+  variables: ({ values }) => ({ id: values.deployment_id }),
+  respond: (data, { values }) => (data.deployment
+    ? { status: 200, body: toLegacyRecord(data.deployment as RecordFromGraphQL) }
+    : deploymentNotFound(values.deployment_id)),
+  responseSchema: legacyResponseSchema('Deployment'),
+  notFound: DEPLOYMENT_NOT_FOUND,
 };

@@ -26,10 +26,11 @@ function operation(route: RestRoute) {
     200: { description: 'Successful Response', content: { 'application/json': { schema: route.responseSchema } } },
     401: errorResponse('No API key (`Not authenticated`), or an unknown or revoked one (`Invalid API key`).'),
     403: errorResponse('The tenant in X-Tenant-Id is not granted to the key, or the key has several tenants and none was chosen.'),
-    422: errorResponse('Validation Error: every invalid parameter, as FastAPI lists them.', 'HTTPValidationError'),
     500: errorResponse('Internal Server Error'),
   };
-  if (route.errorStatuses.includes(404)) responses[404] = errorResponse('`Integration <id> not found.`: unknown, another tenant\'s, or of the other kind.');
+  if (route.notFound) responses[404] = errorResponse(route.notFound);
+  // As FastAPI does: only a route with parameters can fail their validation.
+  if (route.parameters.length > 0) responses[422] = errorResponse('Validation Error: every invalid parameter, as FastAPI lists them.', 'HTTPValidationError');
   return {
     tags: [route.tag],
     summary: route.summary,

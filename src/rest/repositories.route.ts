@@ -38,7 +38,7 @@ function repositoryRoute(
     variables,
     respond: (data) => ({ status: 200, body: data.repositories }),
     responseSchema: legacyResponseSchema('RepositoryList'),
-    errorStatuses: [404],
+    notFound: '`Integration <integration_id> not found.`: unknown, another tenant\'s, or of the other kind.',
     ...extra,
   };
 }

@@ -3,6 +3,7 @@
 // every key, null when absent.
 import { z } from 'zod';
 import { deploymentRecordSchema, uuid } from '../modules/deployments/deployment-record.schema.ts';
+import { revisionRecordSchema } from '../modules/revisions/revision-record.schema.ts';
 
 export const repositoryRecordSchema = z.strictObject({
   host_integration_id: uuid,
@@ -13,11 +14,22 @@ export const repositoryRecordSchema = z.strictObject({
   default_branch: z.string(),
 });
 
+/** An element of the `/install` listings; `id` is what a client sets as `integration_id`. */
+export const installationRecordSchema = z.strictObject({
+  id: uuid,
+  installation_id: z.number().int(),
+  name: z.string(),
+});
+
 const zodBodies = {
   Deployment: deploymentRecordSchema,
   DeploymentList: z.strictObject({ resources: z.array(deploymentRecordSchema), offset: z.number().int() }),
   Repository: repositoryRecordSchema,
   RepositoryList: z.array(repositoryRecordSchema),
+  Revision: revisionRecordSchema,
+  RevisionList: z.strictObject({ resources: z.array(revisionRecordSchema), offset: z.number().int() }),
+  Installation: installationRecordSchema,
+  InstallationList: z.array(installationRecordSchema),
 };
 
 type JsonSchema = Record<string, unknown>;

@@ -23,6 +23,6 @@ export interface RestRoute {
   respond(data: Record<string, any>, call: RouteCall): { status: number; body: unknown };
   /** JSON Schema of the 200 body (OpenAPI 3.1 speaks JSON Schema 2020-12). */
   responseSchema: Record<string, unknown>;
-  /** Error statuses the route can answer with besides 401/403/422/500. */
-  errorStatuses: number[];
+  /** When the route can answer 404 (besides an unknown path): what that means, for the OpenAPI document. */
+  notFound?: string;
 }

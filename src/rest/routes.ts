@@ -1,6 +1,10 @@
 // Every REST route, in matching order (a literal path before the template that would also match it).
-import { listDeploymentsRoute } from './deployments.route.ts';
+import { getDeploymentRoute, listDeploymentsRoute } from './deployments.route.ts';
+import { installationRoutes } from './installations.route.ts';
 import { repositoryRoutes } from './repositories.route.ts';
 import type { RestRoute } from './rest-route.ts';
+import { getRevisionRoute, listRevisionsRoute } from './revisions.route.ts';
 
-export const REST_ROUTES: RestRoute[] = [...repositoryRoutes, listDeploymentsRoute];
+export const REST_ROUTES: RestRoute[] = [
+  ...repositoryRoutes, ...installationRoutes, listDeploymentsRoute, getDeploymentRoute, listRevisionsRoute, getRevisionRoute,
+];

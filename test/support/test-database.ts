@@ -2,7 +2,7 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { createDatabaseIfMissing, migrate } from '../../src/db/database.ts';
 import { createOrmConfig, type AppOrm } from '../../src/db/orm-config.ts';
 
@@ -47,4 +47,14 @@ export async function createTestDatabase(options: { migrated?: boolean; onQuery?
       }
     },
   };
+}
+
+/** A migrated database for the enclosing test file or describe block: created before its tests, dropped after. */
+export function useTestDatabase(): () => TestDatabase {
+  let db: TestDatabase | undefined;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(() => db?.drop());
+  return () => db!;
 }

@@ -3,40 +3,24 @@
 import type { FilterQuery } from '@mikro-orm/postgresql';
 import { builder } from '../../graphql/builder.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
-import { badUserInput } from '../../graphql/errors.ts';
+import {
+  checkOffsetPage, connectionOf, connectionSlice, DEFAULT_PAGE_SIZE, EMPTY_CONNECTION, MAX_PAGE_SIZE, type ConnectionArgs,
+} from '../../graphql/paging.ts';
+import { countedConnection, offsetPageRef } from '../../graphql/page-types.ts';
 import { selectedColumns } from '../../graphql/selected-columns.ts';
+import { listingCursors } from '../common/listing-position.ts';
 import { DeploymentSchema, type Deployment } from './deployment.entity.ts';
 import type { DeploymentRow } from './deployment-row.ts';
-import { decodeDeploymentCursor, encodeDeploymentCursor, type DeploymentPosition } from './deployment-cursor.ts';
 import { DeploymentFilterInput, resolveDeploymentFilter } from './deployment-filter.graphql.ts';
 import { MATCHES_NOTHING } from './deployment-filter.ts';
 import { DeploymentRef } from './deployment.graphql.ts';
-import type { KeysetRange } from './deployment.repository.ts';
 
-export const MAX_PAGE_SIZE = 100;
-const DEFAULT_PAGE_SIZE = 20;
+export const deploymentCursors = listingCursors('deployment');
 
-interface DeploymentPage {
-  resources: DeploymentRow[];
-  offset: number;
-  hasNextPage: boolean;
-  /** Counted only when the field is selected. */
-  countTotal: () => Promise<number>;
-}
-
-const DeploymentPageRef = builder.objectRef<DeploymentPage>('DeploymentPage').implement({
-  description: 'One page of the deployment list (the shape of GET /v2/deployments).',
-  fields: (t) => ({
-    resources: t.expose('resources', { type: [DeploymentRef], description: 'The deployments of this page, newest first.' }),
-    offset: t.exposeInt('offset', {
-      description: 'Offset of the next page: the request offset plus the number returned (echoed past the end).',
-    }),
-    hasNextPage: t.exposeBoolean('hasNextPage', { description: 'Whether another page follows; a page shorter than the limit is always the last.' }),
-    totalCount: t.int({
-      description: 'Number of deployments matching the filter, over all pages (counted only when selected).',
-      resolve: (page) => page.countTotal(),
-    }),
-  }),
+const DeploymentPageRef = offsetPageRef('DeploymentPage', DeploymentRef, {
+  page: 'One page of the deployment list (the shape of GET /v2/deployments).',
+  items: 'The deployments of this page, newest first.',
+  total: 'Number of deployments matching the filter, over all pages',
 });
 
 builder.queryField('deployments', (t) =>
@@ -49,8 +33,7 @@ builder.queryField('deployments', (t) =>
       offset: t.arg.int({ required: true, defaultValue: 0, description: 'Deployments to skip: 0, or the `offset` of the previous page.' }),
     },
     resolve: async (_root, { filter, limit, offset }, ctx, info) => {
-      if (limit < 1 || limit > MAX_PAGE_SIZE) throw badUserInput('limit', `must be between 1 and ${MAX_PAGE_SIZE}; got ${limit}`);
-      if (offset < 0) throw badUserInput('offset', `must be 0 or more; got ${offset}`);
+      checkOffsetPage(limit, offset);
       const where = await resolveDeploymentFilter(filter, ctx);
       if (where === MATCHES_NOTHING) return { resources: [], offset, hasNextPage: false, countTotal: async () => 0 };
       const repository = ctx.em.getRepository(DeploymentSchema);
@@ -59,13 +42,6 @@ builder.queryField('deployments', (t) =>
       return { resources: deployments, offset: offset + deployments.length, hasNextPage: more, countTotal: () => repository.countMatching(where) };
     },
   }));
-
-interface ConnectionArgs {
-  first?: number | null;
-  last?: number | null;
-  after?: string | null;
-  before?: string | null;
-}
 
 builder.queryField('deploymentsConnection', (t) =>
   t.connection(
@@ -78,53 +54,19 @@ builder.queryField('deploymentsConnection', (t) =>
         return deploymentConnection(where, args, ctx, selectedColumns(info, ['edges', 'node']));
       },
     },
-    {
-      name: 'DeploymentConnection',
-      description: 'A slice of the deployment list with cursors for its neighbours.',
-      fields: (c) => ({
-        totalCount: c.int({
-          description: 'Number of deployments matching the filter, over all pages (counted only when selected).',
-          resolve: (connection) => (connection as unknown as { countTotal: () => Promise<number> }).countTotal(),
-        }),
-      }),
-    },
+    countedConnection('DeploymentConnection', 'A slice of the deployment list with cursors for its neighbours.', 'Number of deployments matching the filter, over all pages'),
     { name: 'DeploymentEdge', description: 'A deployment with its cursor.' },
   ));
 
 async function deploymentConnection(
   where: FilterQuery<Deployment> | typeof MATCHES_NOTHING, args: ConnectionArgs, ctx: GraphQLContext, columns: string[] | undefined,
 ) {
-  const { first, last } = args;
-  if (first != null && last != null) throw badUserInput('last', 'give either first or last, not both');
-  for (const [name, value] of [['first', first], ['last', last]] as const) {
-    if (value != null && (value < 1 || value > MAX_PAGE_SIZE)) throw badUserInput(name, `must be between 1 and ${MAX_PAGE_SIZE}; got ${value}`);
-  }
-  const range: KeysetRange = { after: cursorArgument(args.after, 'after'), before: cursorArgument(args.before, 'before') };
-  if (where === MATCHES_NOTHING) {
-    return { edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null }, countTotal: async () => 0 };
-  }
+  const slice = connectionSlice(args, deploymentCursors.decode);
+  if (where === MATCHES_NOTHING) return EMPTY_CONNECTION;
   const repository = ctx.em.getRepository(DeploymentSchema);
-  const fromEnd = last != null;
-  const { deployments, more } = await repository.findSlice(where, range, fromEnd ? 'end' : 'start', last ?? first ?? DEFAULT_PAGE_SIZE, columns);
+  const { deployments, more } = await repository.findSlice(where, slice.range, slice.from, slice.count, columns);
   // The far side of the slice is read only when a cursor bounds it there (otherwise the slice starts the list).
-  const farCursor = fromEnd ? range.before : range.after;
-  const beyondFarSide = farCursor ? await repository.existsFrom(where, farCursor, fromEnd ? 'after' : 'before') : false;
-  const edges = deployments.map((node) => ({ cursor: encodeDeploymentCursor({ createdAt: node.created_at, id: node.id }), node }));
-  return {
-    edges,
-    pageInfo: {
-      hasNextPage: fromEnd ? beyondFarSide : more,
-      hasPreviousPage: fromEnd ? more : beyondFarSide,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
-    },
-    countTotal: () => repository.countMatching(where),
-  };
-}
-
-function cursorArgument(cursor: string | null | undefined, argument: 'after' | 'before'): DeploymentPosition | undefined {
-  if (cursor == null || cursor === '') return undefined;
-  const position = decodeDeploymentCursor(cursor);
-  if (!position) throw badUserInput(argument, 'is not a cursor of this list');
-  return position;
+  const beyondFarSide = slice.farCursor ? await repository.existsFrom(where, slice.farCursor, slice.from === 'end' ? 'after' : 'before') : false;
+  const cursorOf = (node: DeploymentRow) => deploymentCursors.encode({ createdAt: node.created_at, id: node.id });
+  return { ...connectionOf(deployments, cursorOf, slice, more, beyondFarSide), countTotal: () => repository.countMatching(where) };
 }

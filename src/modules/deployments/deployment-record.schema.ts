@@ -86,7 +86,7 @@ const sourceConfig = z.strictObject({
   deployment_type: z.enum(DEPLOYMENT_TYPES),
 });
 
-const sourceRevisionConfig = z.strictObject({
+export const sourceRevisionConfigSchema = z.strictObject({
   repo_ref: optionalText,
   graph_config_path: optionalText,
   image_uri: optionalText,
@@ -97,7 +97,7 @@ const sourceRevisionConfig = z.strictObject({
 export const deploymentRecordSchema = z.strictObject({
   name: text,
   source_config: sourceConfig,
-  source_revision_config: sourceRevisionConfig.nullish(),
+  source_revision_config: sourceRevisionConfigSchema.nullish(),
   secrets: z.array(z.strictObject({ name: text, value: z.string() })).nullish(),
   id: uuid,
   tenant_id: uuid,

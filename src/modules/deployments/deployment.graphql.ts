@@ -1,14 +1,15 @@
 import { builder } from '../../graphql/builder.ts';
+import { uuidOfArgument } from '../../graphql/global-id.ts';
 import { loadNodes } from '../../graphql/loaders.ts';
 import { columnsOf, fromSameRow } from '../../graphql/selected-columns.ts';
 import { IntegrationRef } from '../integrations/integration.graphql.ts';
 import type { DeploymentRow } from './deployment-row.ts';
 import { DeploymentSourceEnum, DeploymentStatusEnum } from './deployment-enums.graphql.ts';
-import { RevisionRef } from './revision.graphql.ts';
 import { SecretRef, SecretReferenceRef } from './secret.graphql.ts';
 import { SourceConfigRef, SourceRevisionConfigRef } from './source-config.graphql.ts';
 import { TagValueRef } from './tag.graphql.ts';
 
+// A deployment's revisions are fields of the revisions domain (revisions/deployment-revisions.graphql.ts).
 // Declared before it is implemented, so types that point at each other need no inference cycle.
 // Each field says which columns of the row it reads (`extensions`): a listing reads only what is selected.
 export const DeploymentRef = builder.objectRef<DeploymentRow>('Deployment');
@@ -47,21 +48,6 @@ builder.node(DeploymentRef, {
     updatedAt: t.expose('updated_at', { type: 'DateTime', extensions: columnsOf('updated_at'), description: 'Last update time.' }),
     latestRevisionId: t.expose('latest_revision_id', { type: 'UUID', nullable: true, extensions: columnsOf('latest_revision_id'), description: 'Id of the latest revision.' }),
     activeRevisionId: t.expose('active_revision_id', { type: 'UUID', nullable: true, extensions: columnsOf('active_revision_id'), description: 'Id of the revision serving traffic.' }),
-    latestRevision: t.field({
-      type: RevisionRef, nullable: true,
-      extensions: columnsOf('latest_revision_id'), description: 'The latest revision; null when the service has not reported its record.',
-      resolve: (d, _args, ctx) => (d.latest_revision_id ? ctx.loaders.revision.load(d.latest_revision_id) : null),
-    }),
-    activeRevision: t.field({
-      type: RevisionRef, nullable: true,
-      extensions: columnsOf('active_revision_id'), description: 'The revision serving traffic; null when the service has not reported its record.',
-      resolve: (d, _args, ctx) => (d.active_revision_id ? ctx.loaders.revision.load(d.active_revision_id) : null),
-    }),
-    revisions: t.field({
-      type: [RevisionRef],
-      extensions: columnsOf('id'), description: 'Every known revision, newest first.',
-      resolve: (d, _args, ctx) => ctx.loaders.revisionsOfDeployment.load(d.id),
-    }),
     tagValues: t.field({
       type: [TagValueRef],
       extensions: columnsOf('id'), description: 'Tag values labelling the deployment.',
@@ -74,3 +60,15 @@ builder.node(DeploymentRef, {
     }),
   }),
 });
+
+builder.queryField('deployment', (t) =>
+  t.field({
+    type: DeploymentRef,
+    nullable: true,
+    description: 'One deployment of the tenant (REST: GET /v2/deployments/{deployment_id}); null when the tenant has none of that id.',
+    args: { id: t.arg.id({ required: true, description: 'The deployment: its global id, or its raw UUID as REST clients know it.' }) },
+    resolve: (_root, args, ctx) => {
+      const id = uuidOfArgument(String(args.id), 'Deployment', 'id');
+      return id ? ctx.loaders.deployment.load(id) : null;
+    },
+  }));

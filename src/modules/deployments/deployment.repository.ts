@@ -9,8 +9,8 @@ import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
 import type { Deployment } from './deployment.entity.ts';
 import { DeploymentSchema } from './deployment.entity.ts';
 import {
-  listedAfter, listedAtOrAfter, listedAtOrBefore, listedBefore, type DeploymentPosition,
-} from './deployment-cursor.ts';
+  listedAtOrAfter, listedAtOrBefore, withinRange, type KeysetRange, type ListingPosition,
+} from '../common/listing-position.ts';
 import type { DeploymentRow } from './deployment-row.ts';
 
 const LISTING_ORDER: QueryOrderMap<Deployment>[] = [{ createdAt: 'desc' }, { id: 'desc' }];
@@ -77,11 +77,6 @@ export interface DeploymentSlice {
   more: boolean;
 }
 
-export interface KeysetRange {
-  after?: DeploymentPosition;
-  before?: DeploymentPosition;
-}
-
 export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
   private get tenantSafeEm(): TenantSafeEntityManager {
     return this.getEntityManager() as TenantSafeEntityManager;
@@ -123,7 +118,7 @@ export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
   async findSlice(
     where: FilterQuery<Deployment>, range: KeysetRange, from: 'start' | 'end', count: number, columns?: readonly string[],
   ): Promise<DeploymentSlice> {
-    const rows = await this.rows(this.within(where, range), { orderBy: from === 'start' ? LISTING_ORDER : REVERSED_ORDER, limit: count + 1, columns });
+    const rows = await this.rows(withinRange(where, range), { orderBy: from === 'start' ? LISTING_ORDER : REVERSED_ORDER, limit: count + 1, columns });
     const deployments = rows.slice(0, count);
     return { deployments: from === 'start' ? deployments : deployments.reverse(), more: rows.length > count };
   }
@@ -132,20 +127,13 @@ export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
    * Whether a deployment matching `where` is listed at `position` or on the given side of it: the far side of
    * a slice read from a cursor (the cursor's own deployment counts, it is not on the slice).
    */
-  async existsFrom(where: FilterQuery<Deployment>, position: DeploymentPosition, side: 'before' | 'after'): Promise<boolean> {
-    const beyond = side === 'before' ? listedAtOrBefore(position) : listedAtOrAfter(position);
+  async existsFrom(where: FilterQuery<Deployment>, position: ListingPosition, side: 'before' | 'after'): Promise<boolean> {
+    const beyond = side === 'before' ? listedAtOrBefore<Deployment>(position) : listedAtOrAfter<Deployment>(position);
     const found = await leanRows(this.tenantSafeEm, DeploymentSchema, { $and: [where, beyond] }, { fields: ['id'], limit: 1 });
     return found.length > 0;
   }
 
   countMatching(where: FilterQuery<Deployment>): Promise<number> {
     return this.count(where);
-  }
-
-  private within(where: FilterQuery<Deployment>, { after, before }: KeysetRange): FilterQuery<Deployment> {
-    const and = [where];
-    if (after) and.push(listedAfter(after));
-    if (before) and.push(listedBefore(before));
-    return and.length === 1 ? where : { $and: and };
   }
 }

@@ -16,6 +16,12 @@ export const IntegrationSchema = defineEntity({
     codehost: p.text(),
     /** Display name, e.g. the organisation the integration reaches. */
     name: p.text(),
+    /**
+     * The code host's id of the installation (e.g. a GitHub App installation); bigint like repository ids.
+     * Null when the import did not say (documents of the older format): such an integration is not listed
+     * by the `/install` routes (docs/decisions.md#integration-installations).
+     */
+    installationId: p.bigint('number').nullable(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

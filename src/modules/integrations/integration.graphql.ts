@@ -26,6 +26,10 @@ builder.node(IntegrationRef, {
     kind: t.expose('kind', { type: IntegrationKindEnum, description: 'Code-host integration or managed one.' }),
     codehost: t.exposeString('codehost', { description: 'Name of the code host, e.g. `github`.' }),
     name: t.exposeString('name', { description: 'Display name, e.g. the organisation reached.' }),
+    installationId: t.expose('installationId', {
+      type: 'SafeInt', nullable: true,
+      description: 'The code host\'s id of the installation (REST: `installation_id` of the `/install` listings); null when it was not reported.',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the integration was recorded.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When the integration was last changed.' }),
     repositories: t.field({
@@ -39,9 +43,14 @@ builder.node(IntegrationRef, {
 builder.queryField('integrations', (t) =>
   t.field({
     type: [IntegrationRef],
-    description: 'The integrations of the tenant, by name.',
-    args: { kind: t.arg({ type: IntegrationKindEnum, description: 'Only integrations of this kind.' }) },
-    resolve: (_root, { kind }, ctx) => ctx.em.getRepository(IntegrationSchema).list(kind),
+    description: 'The integrations of the tenant, by name (case-insensitive), then id (REST: GET /v1/integrations/codehost/install and its variants).',
+    args: {
+      kind: t.arg({ type: IntegrationKindEnum, description: 'Only integrations of this kind.' }),
+      codehost: t.arg.string({ description: 'Only integrations of this code host, e.g. `github`.' }),
+      installed: t.arg.boolean({ description: 'Only integrations whose installation id is known (true) or unknown (false).' }),
+    },
+    // PostgreSQL text cannot hold NUL, so no stored code-host name has one: nothing matches (and nothing fails).
+    resolve: (_root, args, ctx) => (args.codehost?.includes('\u0000') ? [] : ctx.em.getRepository(IntegrationSchema).list(args)),
   }));
 
 const integrationIdDescription = 'The integration: its global id, or its raw UUID as REST clients know it.';

@@ -1,0 +1,38 @@
+// The revisions domain's DataLoaders, owned by the request's loaders (graphql/loaders.ts). Nested lists take
+// arguments (a filter, a slice), so there is one loader per distinct set of arguments within a request: every
+// deployment of a page asking the same slice shares one batch, and so one statement.
+import type { FilterQuery } from '@mikro-orm/postgresql';
+import DataLoader from 'dataloader';
+import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
+import { RevisionSchema, type Revision } from './revision.entity.ts';
+import type { RevisionRepository, RevisionSlice } from './revision.repository.ts';
+import type { RevisionRow } from './revision-row.ts';
+
+export class RevisionLoaders {
+  readonly byId: DataLoader<string, RevisionRow | null>;
+  private readonly repository: RevisionRepository;
+  private readonly slices = new Map<string, DataLoader<string, RevisionRow[]>>();
+  private readonly counts = new Map<string, DataLoader<string, number>>();
+
+  constructor(em: TenantSafeEntityManager) {
+    this.repository = em.getRepository(RevisionSchema);
+    this.byId = new DataLoader((ids) => this.repository.findRowsByIds(ids));
+  }
+
+  /** Per deployment id, its revisions matching `where`, cut to `slice`. */
+  slice(where: FilterQuery<Revision>, slice: RevisionSlice): DataLoader<string, RevisionRow[]> {
+    return loaderFor(this.slices, [where, slice], (ids) => this.repository.findSlicesOf(ids, where, slice));
+  }
+
+  /** Per deployment id, the number of its revisions matching `where`. */
+  count(where: FilterQuery<Revision>): DataLoader<string, number> {
+    return loaderFor(this.counts, [where], (ids) => this.repository.countOf(ids, where));
+  }
+}
+
+function loaderFor<V>(loaders: Map<string, DataLoader<string, V>>, args: unknown[], batch: (ids: readonly string[]) => Promise<V[]>) {
+  const key = JSON.stringify(args);
+  let loader = loaders.get(key);
+  if (!loader) loaders.set(key, (loader = new DataLoader(batch)));
+  return loader;
+}

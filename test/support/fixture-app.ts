@@ -1,0 +1,35 @@
+// The shared fixture, plus extra import documents, behind a running app, with keys issued by name: the
+// set-up of the tests that talk to the API about a few tenants' data.
+import { startApp, type RunningApp } from './app-server.ts';
+import { importFixture, issueKey, newCipher } from './fixtures.ts';
+import { importExtra, type Doc } from './graphql-expect.ts';
+import { createTestDatabase, type TestDatabase } from './test-database.ts';
+
+export interface KeySpec {
+  tenants: string[];
+  mayReadSecrets?: boolean;
+}
+
+export interface FixtureApp<Name extends string> {
+  db: TestDatabase;
+  app: RunningApp;
+  keys: Record<Name, string>;
+  close(): Promise<void>;
+}
+
+export async function startFixtureApp<Name extends string>(extra: Doc[], keySpecs: Record<Name, KeySpec>): Promise<FixtureApp<Name>> {
+  const db = await createTestDatabase();
+  const cipher = newCipher();
+  await importFixture(db.orm.em.fork(), cipher);
+  for (const doc of extra) await importExtra(db.orm.em, cipher, doc);
+  const keys = {} as Record<Name, string>;
+  for (const [name, spec] of Object.entries(keySpecs) as [Name, KeySpec][]) keys[name] = await issueKey(db.orm.em, spec.tenants, spec.mayReadSecrets);
+  const app = await startApp(db.orm, cipher);
+  return {
+    db, app, keys,
+    async close() {
+      await app.close();
+      await db.drop();
+    },
+  };
+}
