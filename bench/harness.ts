@@ -16,12 +16,25 @@ export const PRODUCTION_SERVICE_ENV = {
   NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000',
 };
 
-/** Checks that `npm run bench:data` has run, then issues a key for the big tenant without the secrets scope. */
-export async function issueBenchKey(database: Database, name: string): Promise<string> {
+/** The benchmark's keys for the big tenant: one without the secrets scope (values masked), one with it. */
+export interface BenchKeys {
+  masked: string;
+  secrets: string;
+}
+
+/** The key a scenario is sent with. */
+export const keyFor = (scenario: { readsSecrets?: boolean }, keys: BenchKeys) => (scenario.readsSecrets ? keys.secrets : keys.masked);
+
+export async function issueBenchKeys(database: Database, name: string): Promise<BenchKeys> {
+  return { masked: await issueBenchKey(database, name), secrets: await issueBenchKey(database, `${name}-secrets`, true) };
+}
+
+/** Checks that `npm run bench:data` has run, then issues a key for the big tenant (by default without the secrets scope). */
+export async function issueBenchKey(database: Database, name: string, mayReadSecrets = false): Promise<string> {
   const em = database.orm.em.fork();
   const deployments = await em.count(DeploymentSchema, { tenant: tenantId(0) }, ACROSS_TENANTS);
   if (deployments < 1000) throw new Error(`the big tenant has ${deployments} deployments: run \`npm run bench:data\` first`);
-  const { key } = await issueApiKey(em, { tenantIds: [tenantId(0)], name, mayReadSecrets: false });
+  const { key } = await issueApiKey(em, { tenantIds: [tenantId(0)], name, mayReadSecrets });
   return key;
 }
 

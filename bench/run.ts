@@ -14,7 +14,7 @@ import { loadConfig, PROJECT_ROOT } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { benchEnvironment } from './bench-environment.ts';
 import { benchIds, tenantId } from './dataset.ts';
-import { issueBenchKey, machineDescription, PRODUCTION_SERVICE_ENV, rssOf } from './harness.ts';
+import { issueBenchKeys, keyFor, machineDescription, PRODUCTION_SERVICE_ENV, rssOf, type BenchKeys } from './harness.ts';
 import { scenarios, type Scenario } from './scenarios.ts';
 import { countStatements, type RequestCost } from './statement-count.ts';
 import { rawRequest } from '../test/support/raw-http.ts';
@@ -56,12 +56,12 @@ function startProcess(args: string[], extraEnv: Record<string, string>, ready: R
   });
 }
 
-async function load(scenario: Scenario, baseUrl: string, key: string, seconds: number, pid: number, concurrent = connections, failures: 'throw' | 'count' = 'throw') {
+async function load(scenario: Scenario, baseUrl: string, keys: BenchKeys, seconds: number, pid: number, concurrent = connections, failures: 'throw' | 'count' = 'throw') {
   let rss = rssOf(pid);
   const sampler = setInterval(() => { rss = Math.max(rss, rssOf(pid)); }, 200);
   const result = await autocannon({
     url: `${baseUrl}${scenario.path}`, method: scenario.method, body: scenario.body, connections: concurrent, duration: seconds,
-    headers: { 'x-api-key': key, 'content-type': 'application/json', accept: 'application/json', ...scenario.headers },
+    headers: { 'x-api-key': keyFor(scenario, keys), 'content-type': 'application/json', accept: 'application/json', ...scenario.headers },
   });
   clearInterval(sampler);
   const failed = result.non2xx + result.errors + result.timeouts;
@@ -78,13 +78,13 @@ const every = scenarios(ids);
 const wanted = options.only.split(',').filter(Boolean);
 const chosen = wanted.length ? every.filter((s) => wanted.some((part) => s.name.includes(part))) : every;
 const list = every.filter((s) => chosen.includes(s) || chosen.some((c) => c.ceiling === s.name));
-let key: string;
+let keys: BenchKeys;
 let costs: Map<string, RequestCost>;
 {
   const database = await openDatabase(config, { migrate: true, whenRunning: 'join' });
   try {
-    key = await issueBenchKey(database, 'bench');
-    costs = await countStatements(database.clientUrl, config, key, list.filter((s) => s.target === 'service'));
+    keys = await issueBenchKeys(database, 'bench');
+    costs = await countStatements(database.clientUrl, config, keys, list.filter((s) => s.target === 'service'));
   } finally {
     await database.close();
   }
@@ -112,13 +112,13 @@ try {
     costs.set(scenario.name, { statements: scenario.statements ?? NaN, ...await ceilingBytes(scenario) });
   }
   console.log(`Warming up ${list.length} scenarios…`);
-  for (const scenario of list) await load(scenario, urlOf(scenario), key, 2, pidOf(scenario));
+  for (const scenario of list) await load(scenario, urlOf(scenario), keys, 2, pidOf(scenario));
   const samples = new Map(list.map((s) => [s.name, [] as Awaited<ReturnType<typeof load>>[]]));
   for (let round = 0; round < rounds; round++) {
     // Rotate the order each round so no scenario always runs first or last.
     const order = list.map((_, i) => list[(i + round) % list.length]!);
     for (const scenario of order) {
-      samples.get(scenario.name)!.push(await load(scenario, urlOf(scenario), key, duration, pidOf(scenario)));
+      samples.get(scenario.name)!.push(await load(scenario, urlOf(scenario), keys, duration, pidOf(scenario)));
       process.stdout.write(`\rround ${round + 1}/${rounds}: ${scenario.name.padEnd(60)}`);
     }
   }
@@ -141,7 +141,7 @@ try {
   for (let round = 0; round < rounds; round++) {
     for (const concurrent of scalingConnections) {
       for (const scenario of scaled) {
-        scalingSamples.get(`${scenario.name}@${concurrent}`)!.push(await load(scenario, urlOf(scenario), key, duration, pidOf(scenario), concurrent, 'count'));
+        scalingSamples.get(`${scenario.name}@${concurrent}`)!.push(await load(scenario, urlOf(scenario), keys, duration, pidOf(scenario), concurrent, 'count'));
         process.stdout.write(`\rscaling round ${round + 1}/${rounds}: ${concurrent} connections, ${scenario.name.padEnd(50)}`);
       }
     }

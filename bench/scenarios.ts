@@ -14,6 +14,8 @@ export interface Scenario {
   ceiling: string;
   /** In the connection-scaling table too. */
   scaling?: boolean;
+  /** Sent with the key that has the secrets scope (values decrypted); others use the masked key. */
+  readsSecrets?: boolean;
   /** A ceiling's statements per request (the service's are counted). */
   statements?: number;
 }
@@ -55,6 +57,8 @@ export function scenarios({ integrationId, tagValues: [a, b, c] }: BenchIds): Sc
     graphql('GraphQL medium page (20 items, resource spec cpu/memory, latest revision status)',
       '{ deployments(limit: 20) { resources { uuid name status sourceConfig { resourceSpec { cpu memoryMb } } latestRevision { status } } } }', LIGHT_CEILING),
     rest(FULL_PAGE, '/v2/deployments?limit=100', FULL_CEILING, true),
+    // Compared with the masked page: what decrypting its ~650 secret values costs.
+    { ...rest('REST page of 100, secrets revealed (read-secrets key)', '/v2/deployments?limit=100', FULL_PAGE), readsSecrets: true },
     compressedFullPage('gzip'),
     compressedFullPage('br'),
     compressedFullPage('zstd'),

@@ -8,6 +8,7 @@ import type { Config } from '../src/config.ts';
 import { createOrmConfig, type AppOrm } from '../src/db/orm-config.ts';
 import { openSecretsKeys } from '../src/modules/secrets/secrets-key.ts';
 import { ApiKeyCache } from '../src/modules/tenancy/api-key-cache.ts';
+import { keyFor, type BenchKeys } from './harness.ts';
 import type { Scenario } from './scenarios.ts';
 import { rawRequest } from '../test/support/raw-http.ts';
 
@@ -18,7 +19,7 @@ export interface RequestCost {
   responseBytes: number;
 }
 
-export async function countStatements(clientUrl: string, config: Config, key: string, list: Scenario[]): Promise<Map<string, RequestCost>> {
+export async function countStatements(clientUrl: string, config: Config, keys: BenchKeys, list: Scenario[]): Promise<Map<string, RequestCost>> {
   let count = 0;
   const sockets = new Set<Socket>();
   const bytesRead = () => [...sockets].reduce((sum, socket) => sum + socket.bytesRead, 0);
@@ -38,7 +39,7 @@ export async function countStatements(clientUrl: string, config: Config, key: st
     for (const scenario of list) {
       // node:http, not fetch: the body as sent, compressed when the scenario asks for it.
       const send = () => rawRequest(`${base}${scenario.path}`, {
-        method: scenario.method, body: scenario.body, headers: { 'x-api-key': key, 'content-type': 'application/json', ...scenario.headers },
+        method: scenario.method, body: scenario.body, headers: { 'x-api-key': keyFor(scenario, keys), 'content-type': 'application/json', ...scenario.headers },
       });
       await send(); // the first request may carry one-time work
       count = 0;
