@@ -86,6 +86,8 @@ describe('tenant filter', () => {
       expect(acme.deployments.map((d) => d.id)).toEqual([ACME_DEPLOYMENT]);
       expect(globex.deployments.map((d) => d.id)).toEqual([GLOBEX_DEPLOYMENT]);
     }
+    // A filter only some EntityManagers carried would be missing from statements the others built.
+    expect(() => scopeToTenant(db.orm.em, ACME).addFilter({ name: 'extra', cond: { name: 'x' } } as never)).toThrow(/addFilter is not supported/);
     await expect(db.orm.em.fork().getRepository(DeploymentSchema).findPage({ status: { $in: [...DEPLOYMENT_STATUSES] } }, 20, 0, ['name']))
       .rejects.toThrow(TenantScopeMissingError);
   });

@@ -24,6 +24,15 @@ export class TenantSafeEntityManager extends EntityManager {
     return (super.createQueryBuilder as (...args: unknown[]) => QueryBuilder<Entity, RootAlias>)(entityName, ...rest);
   }
 
+  /**
+   * Filters are declared on the entities (the tenant's, tenant-scope.ts), never added to an EntityManager at
+   * run time: page statements are built once per shape of query (statement-templates.ts), and a filter that
+   * only some EntityManagers carry would be missing from statements built by the others.
+   */
+  override addFilter(..._args: Parameters<EntityManager['addFilter']>): never {
+    throw new Error('EntityManager.addFilter is not supported: declare filters on the entities');
+  }
+
   /** A QueryBuilder with every active filter applied, the tenant filter included (it throws without a tenant). */
   async filteredQueryBuilder<Entity extends object, RootAlias extends string = never>(
     entityName: EntityName<Entity>, alias?: RootAlias,

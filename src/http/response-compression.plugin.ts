@@ -25,6 +25,12 @@ export interface ResponseCompressionOptions {
   metrics: Metrics;
 }
 
+/**
+ * Browsers send about 25 characters (`gzip, deflate, br, zstd`). Negotiating a header of thousands of entries
+ * costs milliseconds of CPU, and anyone can send one without a key: a longer header is answered uncompressed.
+ */
+const MAX_ACCEPT_ENCODING_LENGTH = 256;
+
 const COMPRESSIBLE_TYPES = new Set(['application/json', 'application/graphql-response+json', 'text/html', 'text/plain']);
 
 const mediaTypeOf = (response: Response) => response.headers.get('content-type')?.split(';')[0]!.trim().toLowerCase();
@@ -45,6 +51,7 @@ export function useResponseCompression({ minBytes, metrics }: ResponseCompressio
       if (acceptEncoding === null || !COMPRESSIBLE_TYPES.has(mediaTypeOf(response) ?? '')) return;
       if (!response.headers.get('vary')?.toLowerCase().includes('accept-encoding')) response.headers.append('vary', 'Accept-Encoding');
       if (request.method === 'HEAD' || response.body === null || response.headers.has('content-encoding')) return;
+      if (acceptEncoding.length > MAX_ACCEPT_ENCODING_LENGTH) return;
       const { fetchAPI: leveledFetchAPI, encodings } = setUp(fetchAPI);
       const encoding = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }).encoding(encodings, { preferred: encodings });
       if (encoding === undefined) return;

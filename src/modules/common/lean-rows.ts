@@ -20,13 +20,6 @@ export function timestampFromText(text: string | Date): Date {
 export function leanRows<Row>(
   em: TenantSafeEntityManager, entity: EntityName<any>, where: object, options: LeanQuery & { orderBy?: QueryOrderMap<object>[] } = {},
 ): Promise<Row[]> {
-  // The SQL is built once per shape of query (statement-templates.ts), by this same QueryBuilder.
-  return statementTemplates(em).rows<Row>(em, entity, where, options, async (scopedEm, condition, query) => {
-    const qb = await scopedEm.filteredQueryBuilder(entity, 'e');
-    qb.select((query.fields ?? ['*']) as never).andWhere(condition as never);
-    if (query.orderBy) qb.orderBy(query.orderBy as never);
-    if (query.limit !== undefined) qb.limit(query.limit);
-    if (query.offset) qb.offset(query.offset);
-    return qb;
-  });
+  // From a filtered QueryBuilder, whose SQL is built once per shape of query (statement-templates.ts).
+  return statementTemplates(em).rows<Row>(em, entity, where, options as LeanQuery);
 }

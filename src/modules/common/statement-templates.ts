@@ -10,14 +10,14 @@
 // MikroORM transforms, a raw fragment, a key that is not a property) makes the shape one that is built per
 // query, as before. The tenant parameter is filled from the EntityManager running the query, so a template
 // never carries a tenant from one request to another, and an EntityManager without a tenant still throws.
-import type { EntityName, QueryBuilder, RawQueryFragment } from '@mikro-orm/postgresql';
+import type { EntityName, RawQueryFragment } from '@mikro-orm/postgresql';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
 import { scopedTenantId, TENANT_FILTER } from './tenant-scope.ts';
 
 export interface LeanQuery {
+  orderBy?: object[];
   /** Property names, or raw SQL fragments without parameters (described by their SQL in the shape). */
   fields?: (string | RawQueryFragment)[];
-  orderBy?: object[];
   limit?: number;
   offset?: number;
 }
@@ -87,8 +87,22 @@ function standInFor(value: unknown, index: number): unknown {
   return 7_000_000_007 + index;
 }
 
-// A raw fragment turns into a unique symbol when made a string: its SQL describes it.
+// A raw fragment turns into a unique symbol when made a string: its SQL describes it (one with parameters is
+// not cached: they would be frozen into the template).
 const describeField = (field: string | RawQueryFragment) => (typeof field === 'string' ? field : `raw(${field.sql})`);
+const plainFields = (fields: LeanQuery['fields']) => !fields || fields.every((field) => typeof field === 'string' || field.params.length === 0);
+// A raw fragment as an order key is a symbol, which JSON.stringify would leave out of the shape.
+const plainOrder = (orderBy: LeanQuery['orderBy']) => !orderBy || orderBy.every((order) => Object.getOwnPropertySymbols(order).length === 0);
+
+/** The QueryBuilder of a lean read: every active filter applied (the tenant's included), then the query. */
+async function leanQueryBuilder(em: TenantSafeEntityManager, entity: EntityName<any>, where: object, query: LeanQuery) {
+  const qb = await em.filteredQueryBuilder(entity, 'e');
+  qb.select((query.fields ?? ['*']) as never).andWhere(where as never);
+  if (query.orderBy) qb.orderBy(query.orderBy as never);
+  if (query.limit !== undefined) qb.limit(query.limit);
+  if (query.offset) qb.offset(query.offset);
+  return qb;
+}
 
 const propertyNames = new WeakMap<object, Set<string>>();
 function propertyNamesOf(meta: { properties: object }): Set<string> {
@@ -101,21 +115,23 @@ export class StatementTemplates {
   private readonly templates = new Map<string, Template | typeof NOT_CACHEABLE>();
 
   /** The rows of a lean read: through a template when the shape allows one, else from a QueryBuilder. */
-  async rows<Row>(
-    em: TenantSafeEntityManager, entity: EntityName<any>, where: object, query: LeanQuery,
-    build: (em: TenantSafeEntityManager, where: object, query: LeanQuery) => Promise<QueryBuilder<any, any>>,
-  ): Promise<Row[]> {
+  async rows<Row>(em: TenantSafeEntityManager, entity: EntityName<any>, where: object, query: LeanQuery): Promise<Row[]> {
     const meta = em.getMetadata().find(entity);
-    // Only the tenant filter's parameter is filled per query; any other filter, or a transaction, is built as before.
-    const cacheable = meta && Object.keys(meta.filters ?? {}).join() === TENANT_FILTER && !em.getTransactionContext();
+    // Only the tenant filter's parameter is filled per query. Any other filter (the configuration's; the
+    // EntityManager cannot add its own, see tenant-safe-entity-manager.ts), a transaction or a session context
+    // (row-level security) is left to the QueryBuilder's own execution, built per query as before.
+    const cacheable = meta && Object.keys(meta.filters ?? {}).join() === TENANT_FILTER
+      && Object.keys(em.config.get('filters') ?? {}).length === 0
+      && !em.getTransactionContext() && !em.getSessionContext() && !em.getTransactionSessionContext()
+      && plainFields(query.fields) && plainOrder(query.orderBy);
     const described = cacheable ? valuesAndShape(where, propertyNamesOf(meta)) : undefined;
-    const builtForThisQuery = async () => (await (await build(em, where, query)).execute('all', false)) as Row[];
+    const builtForThisQuery = async () => (await (await leanQueryBuilder(em, entity, where, query)).execute('all', false)) as Row[];
     if (!described) return builtForThisQuery();
 
     const key = `${meta!.className}|${query.fields?.map(describeField).join() ?? '*'}|${JSON.stringify(query.orderBy ?? [])}|${query.limit !== undefined}|${!!query.offset}|${described.shape}`;
     let template = this.templates.get(key);
     if (template === undefined) {
-      template = await this.templateFor(em, meta!.className, where, query, described.values, build);
+      template = await this.templateFor(em, entity, meta!.className, where, query, described.values);
       if (this.templates.size >= MAX_SHAPES) this.templates.delete(this.templates.keys().next().value!);
       this.templates.set(key, template);
     }
@@ -131,8 +147,7 @@ export class StatementTemplates {
   }
 
   private async templateFor(
-    em: TenantSafeEntityManager, entityName: string, where: object, query: LeanQuery, values: unknown[],
-    build: (em: TenantSafeEntityManager, where: object, query: LeanQuery) => Promise<QueryBuilder<any, any>>,
+    em: TenantSafeEntityManager, entity: EntityName<any>, entityName: string, where: object, query: LeanQuery, values: unknown[],
   ): Promise<Template | typeof NOT_CACHEABLE> {
     const all = [...values];
     if (query.limit !== undefined) all.push(query.limit);
@@ -145,7 +160,7 @@ export class StatementTemplates {
       offset: query.offset ? standIns[all.length - 1] as number : undefined,
     };
     const tenantId = scopedTenantId(em, entityName);
-    const qb = await build(em, withStandIns(where, standIns, { index: 0 }) as object, standInQuery);
+    const qb = await leanQueryBuilder(em, entity, withStandIns(where, standIns, { index: 0 }) as object, standInQuery);
     const { sql, params } = qb.toQuery();
     const used = new Array<boolean>(standIns.length).fill(false);
     const slots: Slot[] = [];

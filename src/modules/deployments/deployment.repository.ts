@@ -47,9 +47,9 @@ function selectionFor(columns: readonly string[] | undefined): (string | RawQuer
   const properties = new Set<string>(ALWAYS_READ.map((column) => PROPERTY_OF_COLUMN[column]));
   const keysOf = new Map<DeploymentColumn, Set<string>>();
   for (const entry of columns) {
-    const [column, key] = entry.split('.', 2) as [DeploymentColumn, string | undefined];
+    const [column, key, ...deeper] = entry.split('.') as [DeploymentColumn, string | undefined];
+    if (!Object.hasOwn(PROPERTY_OF_COLUMN, column) || deeper.length > 0) throw new Error(`deployment has no column "${entry}"`);
     const property = PROPERTY_OF_COLUMN[column];
-    if (!property) throw new Error(`deployment has no column "${column}"`);
     if (key === undefined) properties.add(property);
     else if (!KEYED_COLUMNS.has(column) || (key !== '' && !PLAIN_KEY.test(key))) throw new Error(`deployment column "${entry}" cannot be read by key`);
     else {

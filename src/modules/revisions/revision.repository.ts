@@ -51,7 +51,7 @@ export class RevisionRepository extends TenantOwnedRepository<Revision> {
     const bounds = slice.take === undefined ? [slice.skip] : [slice.skip, slice.skip + slice.take];
     const rows = await this.tenantSafeEm.getConnection().execute<(RevisionRow & { position: string })[]>(
       `select * from (${sql}) as numbered where position > ?${slice.take === undefined ? '' : ' and position <= ?'} order by position`,
-      [...params, ...bounds],
+      [...params, ...bounds], 'all', this.tenantSafeEm.getTransactionContext(), { id: this.tenantSafeEm.id } as never,
     );
     const revisions = rows.map(({ position: _position, ...row }) => withTimestamps(row));
     return groupedByParent(deploymentIds, revisions, (row) => row.deployment_id);
