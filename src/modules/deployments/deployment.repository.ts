@@ -34,8 +34,8 @@ const ALWAYS_READ: DeploymentColumn[] = ['id', 'created_at'];
 const PLAIN_KEY = /^[a-z][a-z0-9_]*$/;
 /** Beyond this many keys of a jsonb column, the whole column is read instead. */
 const MAX_KEYS_BUILT = 12;
-/** jsonb columns that may be read as some of their keys. */
-const KEYED_COLUMNS = new Set<DeploymentColumn>(['resource_spec', 'source_config', 'source_revision_config']);
+/** jsonb columns whose GraphQL fields declare the keys they read (resource-spec.graphql.ts). */
+const KEYED_COLUMNS = new Set<DeploymentColumn>(['resource_spec']);
 
 /**
  * What a listing selects for the given columns: entity properties, and for a jsonb column asked for as some of
