@@ -109,6 +109,13 @@ describe('TRUSTED_DOCUMENTS=allow', () => {
       extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' },
     }]);
   });
+
+  it('tells a request that sends neither a document nor an id what it may send', async () => {
+    expect(await post(app, { variables: {} })).toMatchObject({ status: 400, body: { errors: [{
+      message: 'Must provide a query string, or send a document\'s id as "documentId" (sha256:<hex>), or its hash as extensions.persistedQuery.sha256Hash (version 1).',
+      extensions: { code: 'BAD_REQUEST' },
+    }] } });
+  });
 });
 
 describe('TRUSTED_DOCUMENTS=require', () => {
@@ -171,7 +178,7 @@ describe('TRUSTED_DOCUMENTS=require', () => {
     expect(body.errors[0].message).toMatch(/^Query cost limit of 750000 exceeded/);
   });
 
-  it('logs a request by id with its operation name, like any other', async () => {
+  it('logs a request by id with its operation name, like any other, and the id', async () => {
     const requestId = randomUUID();
     const response = await fetch(`${app.url}/graphql`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': acmeKey, 'x-request-id': requestId },
@@ -180,7 +187,7 @@ describe('TRUSTED_DOCUMENTS=require', () => {
     expect(response.status).toBe(200);
     const line = async () => lines.map((text) => JSON.parse(text)).find((entry) => entry.msg === 'request' && entry.requestId === requestId);
     for (const deadline = Date.now() + 10_000; !(await line()) && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(await line()).toMatchObject({ route: '/graphql', status: 200, operation: 'TenantName', tenantId: ACME });
+    expect(await line()).toMatchObject({ route: '/graphql', status: 200, operation: 'TenantName', documentId: TENANT_NAME_ID, tenantId: ACME });
   });
 
   it('serves no GraphiQL, even when asked to: a browser gets no page, and / sends it to the REST docs', async () => {

@@ -8,6 +8,7 @@ import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operation
 import { GraphQLError } from 'graphql';
 import type { GraphQLParams, OnParamsEventPayload, Plugin } from 'graphql-yoga';
 import type { Metrics } from '../observability/metrics.ts';
+import { currentRequestScope } from '../observability/request-scope.ts';
 import type { TrustedDocumentManifest } from './trusted-documents.ts';
 
 export interface TrustedDocumentsOptions {
@@ -45,7 +46,13 @@ export function useTrustedDocuments({ mode, manifest, metrics }: TrustedDocument
   return usePersistedOperations({
     allowArbitraryOperations: mode === 'allow',
     extractPersistedOperationId: documentIdOfRequest,
-    getPersistedOperation: (id) => manifest.get(id) ?? null,
+    getPersistedOperation: (id) => {
+      const document = manifest.get(id);
+      // For the access log: in `allow`, the /graphql lines without an id are the clients still sending text.
+      const scope = currentRequestScope();
+      if (document !== undefined && scope) scope.documentId = id;
+      return document ?? null;
+    },
     customErrors: {
       notFound: refusal('PERSISTED_QUERY_NOT_FOUND', ({ params, request }) =>
         `Document ${documentIdOfRequest(params, request)?.slice(0, MAX_ID_SHOWN)} is not one of this server's trusted documents: regenerate your operations' manifest and deploy it with the server.`),
