@@ -88,13 +88,16 @@ describe('TRUSTED_DOCUMENTS=allow', () => {
     expect(await get.json()).toEqual(expected);
   });
 
-  it('passes variables to the document', async () => {
-    const { body } = await post(app, { documentId: documentIdOf(DEPLOYMENT), variables: { id: ACME_DEPLOYMENT } });
-    expect(body).toEqual({ data: { deployment: { uuid: ACME_DEPLOYMENT } } });
+  it('passes variables to the document, in a POST body or the URL of a GET', async () => {
+    const expected = { data: { deployment: { uuid: ACME_DEPLOYMENT } } };
+    expect((await post(app, { documentId: documentIdOf(DEPLOYMENT), variables: { id: ACME_DEPLOYMENT } })).body).toEqual(expected);
+    const url = `${app.url}/graphql?${new URLSearchParams({ documentId: documentIdOf(DEPLOYMENT), variables: JSON.stringify({ id: ACME_DEPLOYMENT }) })}`;
+    expect(await (await fetch(url, { headers: { 'x-api-key': acmeKey } })).json()).toEqual(expected);
   });
 
-  it('also runs documents sent in full, and serves GraphiQL', async () => {
+  it('also runs documents sent in full (the document wins over an id sent with it), and serves GraphiQL', async () => {
     expect((await post(app, { query: '{ tenant { id } }' })).body.data.tenant.id).toEqual(expect.any(String));
+    expect((await post(app, { query: '{ tenant { id } }', documentId: TENANT_NAME_ID })).body.data.tenant).toEqual({ id: expect.any(String) });
     const page = await fetch(`${app.url}/graphql`, { headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
