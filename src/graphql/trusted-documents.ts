@@ -22,7 +22,9 @@ export const documentIdOf = (document: string): string => `sha256:${createHash('
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ');
 
 export function loadTrustedDocuments(manifestPath: string, schema: GraphQLSchema): TrustedDocumentManifest {
-  const shown = path.relative(PROJECT_ROOT, manifestPath).startsWith('..') ? manifestPath : path.relative(PROJECT_ROOT, manifestPath);
+  // As the operator wrote it, roughly: relative to the project when inside it.
+  const relative = path.relative(PROJECT_ROOT, manifestPath);
+  const shown = relative.startsWith('..') ? manifestPath : relative;
   const refuse = (problem: string) => new ConfigError(VARIABLE, `${shown}: ${problem}`);
   let text: string;
   try {
