@@ -10,6 +10,7 @@ import type { RateLimiter } from '../limits/rate-limiter.ts';
 import { currentRequestScope } from '../observability/request-scope.ts';
 import { authErrorToGraphQL, rateLimitToGraphQL } from './errors.ts';
 import { RequestLoaders } from './loaders.ts';
+import { secretValues, type SecretValues } from '../modules/deployments/secret-values.ts';
 
 export interface AppServices {
   orm: AppOrm;
@@ -26,7 +27,8 @@ export interface GraphQLContext {
   principal: Principal;
   em: TenantSafeEntityManager;
   loaders: RequestLoaders;
-  cipher: SecretCipher;
+  /** The secret values this request reveals, decrypted in one batch (null for a key without the scope). */
+  secretValues: SecretValues | null;
   reportUnreadableSecret: (error: SecretDecryptionError) => void;
 }
 
@@ -34,7 +36,8 @@ export async function createGraphQLContext(request: Request, services: AppServic
   const principal = authenticatedRequests.get(request) ?? await authenticateWithinLimits(request, services);
   const em = scopeToTenant(services.orm.em, principal.tenantId);
   return {
-    principal, em, loaders: new RequestLoaders(em, principal.mayReadSecrets), cipher: services.cipher,
+    principal, em, loaders: new RequestLoaders(em, principal.mayReadSecrets),
+    secretValues: principal.mayReadSecrets ? secretValues(services.cipher) : null,
     reportUnreadableSecret: services.reportUnreadableSecret ?? (() => {}),
   };
 }

@@ -11,10 +11,10 @@ export const SecretRef = builder.objectRef<SecretRow>('Secret').implement({
       nullable: true,
       description: 'The plaintext value; null unless the API key was created with the read-secrets scope.',
       // Decrypted only when selected and allowed: a key without the scope never causes a decryption.
-      resolve: (secret, _args, ctx) => {
-        if (!ctx.principal.mayReadSecrets || !secret.value_ciphertext) return null;
+      resolve: async (secret, _args, ctx) => {
+        if (!ctx.secretValues || !secret.value_ciphertext) return null;
         try {
-          return ctx.cipher.decrypt(secret.value_ciphertext, { deploymentId: secret.deployment_id, name: secret.name }, secret.key_fingerprint ?? null);
+          return await ctx.secretValues.load(secret as typeof secret & { value_ciphertext: Buffer });
         } catch (error) {
           if (!(error instanceof SecretDecryptionError)) throw error;
           ctx.reportUnreadableSecret(error);
