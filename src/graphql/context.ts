@@ -10,7 +10,7 @@ import type { RateLimiter } from '../limits/rate-limiter.ts';
 import { currentRequestScope } from '../observability/request-scope.ts';
 import { authErrorToGraphQL, rateLimitToGraphQL } from './errors.ts';
 import { RequestLoaders } from './loaders.ts';
-import { secretValues, type SecretValues } from '../modules/deployments/secret-values.ts';
+import { revealedSecrets, type RevealedSecrets } from '../modules/deployments/secret-values.ts';
 
 export interface AppServices {
   orm: AppOrm;
@@ -27,8 +27,9 @@ export interface GraphQLContext {
   principal: Principal;
   em: TenantSafeEntityManager;
   loaders: RequestLoaders;
-  /** The secret values this request reveals, decrypted in one batch (null for a key without the scope). */
-  secretValues: SecretValues | null;
+  /** The page's secrets with their values decrypted in one batch (null for a key without the scope). */
+  revealedSecrets: RevealedSecrets | null;
+  cipher: SecretCipher;
   reportUnreadableSecret: (error: SecretDecryptionError) => void;
 }
 
@@ -37,7 +38,8 @@ export async function createGraphQLContext(request: Request, services: AppServic
   const em = scopeToTenant(services.orm.em, principal.tenantId);
   return {
     principal, em, loaders: new RequestLoaders(em, principal.mayReadSecrets),
-    secretValues: principal.mayReadSecrets ? secretValues(services.cipher) : null,
+    revealedSecrets: principal.mayReadSecrets ? revealedSecrets(em, services.cipher) : null,
+    cipher: services.cipher,
     reportUnreadableSecret: services.reportUnreadableSecret ?? (() => {}),
   };
 }
