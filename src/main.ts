@@ -131,6 +131,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal, inFlight: serving.app.inFlight.size }, 'shutting down: finishing requests in flight, then stopping');
     await drainServer(serving.app.server, serving.app.inFlight, { delayMs: config.shutdownDelayMs, graceMs: config.shutdownGraceMs }, logger);
+    await cipher.close();
     await rateLimiter?.close();
     await apiKeys.stop();
     await database.close();

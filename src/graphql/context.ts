@@ -10,6 +10,7 @@ import type { RateLimiter } from '../limits/rate-limiter.ts';
 import { currentRequestScope } from '../observability/request-scope.ts';
 import { authErrorToGraphQL, rateLimitToGraphQL } from './errors.ts';
 import { RequestLoaders } from './loaders.ts';
+import { revealedSecrets, type RevealedSecrets } from '../modules/deployments/secret-values.ts';
 
 export interface AppServices {
   orm: AppOrm;
@@ -26,6 +27,8 @@ export interface GraphQLContext {
   principal: Principal;
   em: TenantSafeEntityManager;
   loaders: RequestLoaders;
+  /** The page's secrets with their values decrypted in one batch (null for a key without the scope). */
+  revealedSecrets: RevealedSecrets | null;
   cipher: SecretCipher;
   reportUnreadableSecret: (error: SecretDecryptionError) => void;
 }
@@ -34,7 +37,9 @@ export async function createGraphQLContext(request: Request, services: AppServic
   const principal = authenticatedRequests.get(request) ?? await authenticateWithinLimits(request, services);
   const em = scopeToTenant(services.orm.em, principal.tenantId);
   return {
-    principal, em, loaders: new RequestLoaders(em, principal.mayReadSecrets), cipher: services.cipher,
+    principal, em, loaders: new RequestLoaders(em, principal.mayReadSecrets),
+    revealedSecrets: principal.mayReadSecrets ? revealedSecrets(em, services.cipher) : null,
+    cipher: services.cipher,
     reportUnreadableSecret: services.reportUnreadableSecret ?? (() => {}),
   };
 }

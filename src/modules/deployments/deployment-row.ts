@@ -2,6 +2,7 @@
 // value objects with their stored legacy keys. Secrets and secret references likewise. A row of a listing
 // holds only the columns its GraphQL selection reads (graphql/selected-columns.ts), with the id and
 // creation time always: each field declares the columns it reads, so no resolver meets an absent one.
+import type { SecretDecryptionError } from '../secrets/secret-cipher.ts';
 import type { z } from 'zod';
 import type { DeploymentSource, DeploymentStatus, DeploymentType } from './deployment-enums.ts';
 import type { DeploymentRecordInput, resourceSpecSchema } from './deployment-record.schema.ts';
@@ -38,6 +39,8 @@ export interface SecretRow {
   value_ciphertext?: Buffer;
   /** The key that wrote it (null: before fingerprints were recorded); read with the ciphertext. */
   key_fingerprint?: string | null;
+  /** The value decrypted with its page's (secret-values.ts), or why it cannot be; absent: not decrypted. */
+  revealed?: string | SecretDecryptionError;
 }
 
 export interface SecretReferenceRow {

@@ -6,6 +6,7 @@ import { IntegrationRef } from '../integrations/integration.graphql.ts';
 import type { DeploymentRow } from './deployment-row.ts';
 import { DeploymentSourceEnum, DeploymentStatusEnum } from './deployment-enums.graphql.ts';
 import { SecretRef, SecretReferenceRef } from './secret.graphql.ts';
+import { selectsSecretValues } from './secret-values.ts';
 import { SourceConfigRef, SourceRevisionConfigRef } from './source-config.graphql.ts';
 import { TagValueRef } from './tag.graphql.ts';
 
@@ -37,7 +38,8 @@ builder.node(DeploymentRef, {
     secrets: t.field({
       type: [SecretRef],
       extensions: columnsOf('id'), description: 'Secret values, in their stored order (values need the read-secrets scope).',
-      resolve: async (d, _args, ctx) => (await ctx.loaders.secretsAndReferences.load(d.id)).secrets,
+      resolve: async (d, _args, ctx, info) =>
+        (await (ctx.revealedSecrets && selectsSecretValues(info) ? ctx.revealedSecrets : ctx.loaders.secretsAndReferences).load(d.id)).secrets,
     }),
     secretReferences: t.field({
       type: [SecretReferenceRef],

@@ -1,25 +1,26 @@
 import { builder } from '../../graphql/builder.ts';
 import { secretUnreadable } from '../../graphql/errors.ts';
-import { SecretDecryptionError } from '../secrets/secret-cipher.ts';
+import { columnsOf } from '../../graphql/selected-columns.ts';
+import { VALUE_COLUMN } from './secret-values.ts';
 import type { SecretReferenceRow, SecretRow } from './deployment-row.ts';
 
 export const SecretRef = builder.objectRef<SecretRow>('Secret').implement({
   description: 'A secret environment value of a deployment. Values are encrypted at rest.',
   fields: (t) => ({
-    name: t.exposeString('name', { description: 'Name of the secret.' }),
+    name: t.exposeString('name', { extensions: columnsOf('name'), description: 'Name of the secret.' }),
     value: t.string({
       nullable: true,
+      extensions: columnsOf(VALUE_COLUMN),
       description: 'The plaintext value; null unless the API key was created with the read-secrets scope.',
-      // Decrypted only when selected and allowed: a key without the scope never causes a decryption.
+      // Decrypted only when selected and allowed: a key without the scope never causes a decryption. A page's
+      // values arrive decrypted with their rows (secret-values.ts); a row read otherwise is decrypted here.
       resolve: (secret, _args, ctx) => {
         if (!ctx.principal.mayReadSecrets || !secret.value_ciphertext) return null;
-        try {
-          return ctx.cipher.decrypt(secret.value_ciphertext, { deploymentId: secret.deployment_id, name: secret.name }, secret.key_fingerprint ?? null);
-        } catch (error) {
-          if (!(error instanceof SecretDecryptionError)) throw error;
-          ctx.reportUnreadableSecret(error);
-          throw secretUnreadable(error);
-        }
+        const revealed = secret.revealed
+          ?? ctx.cipher.decryptOrError({ stored: secret.value_ciphertext, slot: { deploymentId: secret.deployment_id, name: secret.name }, keyFingerprint: secret.key_fingerprint ?? null });
+        if (typeof revealed === 'string') return revealed;
+        ctx.reportUnreadableSecret(revealed);
+        throw secretUnreadable(revealed);
       },
     }),
   }),

@@ -7,6 +7,7 @@
 // picks the right key at once and the database can tell which keys its secrets need.
 import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { keyFingerprint, MARKED_UNREADABLE } from './key-fingerprint.ts';
+import { DecryptionThread } from './decryption-thread.ts';
 
 const VERSION = 1;
 const IV_LENGTH = 12;
@@ -29,12 +30,15 @@ export class SecretDecryptionError extends Error {
   readonly secretName: string;
   /** The fingerprint the row records (null: written before fingerprints were recorded). */
   readonly keyFingerprint: string | null;
+  /** Why, in words (the end of the message): the decryption thread sends it back instead of the error. */
+  readonly reason: string;
   constructor(slot: SecretSlot, keyFingerprint: string | null, why: string) {
     // Names and fingerprints only: never the value or key material.
     super(`Secret "${slot.name}" of deployment ${slot.deploymentId} cannot be decrypted: ${why}`);
     this.deploymentId = slot.deploymentId;
     this.secretName = slot.name;
     this.keyFingerprint = keyFingerprint;
+    this.reason = why;
   }
 }
 
@@ -54,11 +58,24 @@ function open(key: KeyObject, sealed: Buffer, slot: SecretSlot): string | undefi
     const decipher = createDecipheriv('aes-256-gcm', key, iv);
     decipher.setAAD(associatedData(slot));
     decipher.setAuthTag(tag);
-    return Buffer.concat([decipher.update(sealed.subarray(1 + IV_LENGTH + TAG_LENGTH)), decipher.final()]).toString('utf8');
+    // GCM is a stream mode: update() gives every byte of plaintext, final() only checks the tag.
+    const plaintext = decipher.update(sealed.subarray(1 + IV_LENGTH + TAG_LENGTH));
+    decipher.final();
+    return plaintext.toString('utf8');
   } catch {
     return undefined;
   }
 }
+
+/** A stored secret to decrypt, with where it belongs and the fingerprint its row records. */
+export interface StoredSecret {
+  stored: Uint8Array;
+  slot: SecretSlot;
+  keyFingerprint: string | null;
+}
+
+/** The keys of a cipher, current first, by fingerprint: what the decryption thread is started with. */
+export type KeyRing = ReadonlyMap<string, KeyObject>;
 
 export class SecretCipher {
   /** Fingerprint of the current key: the one every new ciphertext is made with. */
@@ -69,7 +86,15 @@ export class SecretCipher {
    */
   readonly #keys: Map<string, KeyObject>;
 
-  constructor(current: Buffer, previous: readonly Buffer[] = []) {
+  #thread: DecryptionThread | undefined;
+
+  /** From the keys' bytes, or (in the decryption thread) from another cipher's key ring. */
+  constructor(current: Buffer | KeyRing, previous: readonly Buffer[] = []) {
+    if (!Buffer.isBuffer(current)) {
+      this.#keys = new Map(current);
+      this.fingerprint = [...current.keys()][0]!;
+      return;
+    }
     for (const key of [current, ...previous]) if (key.length !== 32) throw new Error('SecretCipher needs 32-byte keys');
     this.fingerprint = keyFingerprint(current);
     this.#keys = new Map([current, ...previous].map((key) => [keyFingerprint(key), createSecretKey(Buffer.from(key))]));
@@ -112,6 +137,40 @@ export class SecretCipher {
     const plaintext = open(key, sealed, slot);
     if (plaintext === undefined) throw new SecretDecryptionError(slot, keyFingerprint, `it does not open with key ${keyFingerprint} (damaged, or moved from another row)`);
     return plaintext;
+  }
+
+  /**
+   * The plaintexts of many stored secrets, or the error of each that cannot be decrypted. A page of them is
+   * decrypted on a thread of its own (decryption-thread.ts), off the thread that serves every request; a few
+   * are decrypted here, where the hop to the thread would cost more than they do.
+   */
+  async decryptMany(secrets: readonly StoredSecret[]): Promise<(string | SecretDecryptionError)[]> {
+    if (secrets.length >= DecryptionThread.WORTH_IT_FROM) {
+      this.#thread ??= new DecryptionThread(this.#keys);
+      const outcomes = await this.#thread.decrypt(secrets);
+      if (outcomes) {
+        return outcomes.map((outcome, i) =>
+          ('value' in outcome ? outcome.value : new SecretDecryptionError(secrets[i]!.slot, secrets[i]!.keyFingerprint, outcome.reason)));
+      }
+    }
+    return secrets.map((secret) => this.decryptOrError(secret));
+  }
+
+  /** decrypt(), with the error returned instead of thrown. */
+  decryptOrError({ stored, slot, keyFingerprint }: StoredSecret): string | SecretDecryptionError {
+    try {
+      return this.decrypt(stored, slot, keyFingerprint);
+    } catch (error) {
+      if (error instanceof SecretDecryptionError) return error;
+      throw error;
+    }
+  }
+
+  /** Stops the decryption thread, if one runs (a later decryptMany starts another). */
+  async close(): Promise<void> {
+    const thread = this.#thread;
+    this.#thread = undefined;
+    await thread?.stop();
   }
 
   /** Which of the configured keys open a stored ciphertext (none, one, or in theory several). */

@@ -1,0 +1,45 @@
+// The secrets of a page with their values decrypted, for a key with the read-secrets scope that selects them:
+// one statement for the page's secrets and secret references, as for every page, then every value of the
+// page in one batch of the cipher (a page's worth is deciphered on its decryption thread, off the thread
+// that serves every request). Each row carries its outcome, so that `Secret.value` resolves at once: a
+// promise per value cost the serving thread more than deciphering them elsewhere saved.
+import DataLoader from 'dataloader';
+import type { GraphQLResolveInfo } from 'graphql';
+import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
+import { selectedColumns } from '../../graphql/selected-columns.ts';
+import type { SecretCipher } from '../secrets/secret-cipher.ts';
+import { secretsAndReferencesOf, type SecretsOfDeployment } from './secret-listing.ts';
+
+/** The column `Secret.value` declares: the selection asks for values when it is among the selected columns. */
+export const VALUE_COLUMN = 'value_ciphertext';
+
+export type RevealedSecrets = DataLoader<string, SecretsOfDeployment>;
+
+export function revealedSecrets(em: TenantSafeEntityManager, cipher: SecretCipher): RevealedSecrets {
+  return new DataLoader(async (deploymentIds) => {
+    const pages = await secretsAndReferencesOf(em, deploymentIds, true);
+    const secrets = pages.flatMap((page) => page.secrets);
+    const outcomes = await cipher.decryptMany(secrets.map((secret) => ({
+      stored: secret.value_ciphertext!, slot: { deploymentId: secret.deployment_id, name: secret.name }, keyFingerprint: secret.key_fingerprint ?? null,
+    })));
+    secrets.forEach((secret, i) => (secret.revealed = outcomes[i]));
+    return pages;
+  });
+}
+
+// Whether a `secrets` selection asks for values, per request (its variables may turn a field on or off) and
+// per field node: asked once per deployment of a page, decided once.
+const decided = new WeakMap<object, WeakMap<object, boolean>>();
+
+/** Whether the `secrets` field being resolved selects `value` (or something that might: then yes). */
+export function selectsSecretValues(info: GraphQLResolveInfo): boolean {
+  const perRequest = decided.get(info.variableValues) ?? new WeakMap<object, boolean>();
+  decided.set(info.variableValues, perRequest);
+  const node = info.fieldNodes[0]!;
+  let selects = perRequest.get(node);
+  if (selects === undefined) {
+    selects = selectedColumns(info, [])?.includes(VALUE_COLUMN) ?? true;
+    perRequest.set(node, selects);
+  }
+  return selects;
+}
