@@ -37,14 +37,14 @@ describe('tenant filter', () => {
 
   it('makes a custom repository method without a tenant throw instead of returning another tenant\'s row', async () => {
     const unscoped = db.orm.em.fork().getRepository(IntegrationSchema);
-    await expect(unscoped.findOfKind(GLOBEX_INTEGRATION, 'managed')).rejects.toThrow(TenantScopeMissingError);
+    await expect(unscoped.findRowsByIds([GLOBEX_INTEGRATION])).rejects.toThrow(TenantScopeMissingError);
   });
 
   it('shows a scoped EntityManager only its own tenant\'s rows', async () => {
     const acme = scopeToTenant(db.orm.em, ACME);
     expect((await acme.find(DeploymentSchema, {})).map((d) => d.id)).toEqual([ACME_DEPLOYMENT]);
     expect(await acme.count(SecretSchema, {})).toBe(2);
-    expect(await acme.getRepository(IntegrationSchema).findOfKind(ACME_INTEGRATION, 'codehost')).not.toBeNull();
+    expect((await acme.getRepository(IntegrationSchema).findRowsByIds([ACME_INTEGRATION])).map((row) => row?.kind)).toEqual(['codehost']);
 
     const globex = scopeToTenant(db.orm.em, GLOBEX);
     expect((await globex.find(DeploymentSchema, {})).map((d) => d.id)).toEqual([GLOBEX_DEPLOYMENT]);
@@ -54,7 +54,7 @@ describe('tenant filter', () => {
   it('treats another tenant\'s row as missing, even when asked for by id', async () => {
     const acme = scopeToTenant(db.orm.em, ACME);
     expect(await acme.findOne(DeploymentSchema, { id: GLOBEX_DEPLOYMENT })).toBeNull();
-    expect(await acme.getRepository(IntegrationSchema).findOfKind(GLOBEX_INTEGRATION, 'managed')).toBeNull();
+    expect(await acme.getRepository(IntegrationSchema).findRowsByIds([GLOBEX_INTEGRATION])).toEqual([null]);
     expect(await acme.find(SecretSchema, { deployment: GLOBEX_DEPLOYMENT })).toEqual([]);
   });
 

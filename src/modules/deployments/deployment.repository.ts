@@ -2,7 +2,6 @@
 // (`deploymentsConnection`) and counts, all in the listing order created_at desc, id desc. Pages are read
 // as lean rows (see lean-rows.ts).
 import { raw, type FilterQuery, type QueryOrderMap, type RawQueryFragment } from '@mikro-orm/postgresql';
-import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
 import { inRequestedOrder } from '../common/batch-results.ts';
 import { leanRows, timestampFromText } from '../common/lean-rows.ts';
 import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
@@ -78,10 +77,6 @@ export interface DeploymentSlice {
 }
 
 export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
-  private get tenantSafeEm(): TenantSafeEntityManager {
-    return this.getEntityManager() as TenantSafeEntityManager;
-  }
-
   /** Rows with the given columns only (`columns` undefined: every column). */
   private async rows(
     where: FilterQuery<Deployment>,

@@ -1,0 +1,31 @@
+// The integrations domain's DataLoaders, owned by the request's loaders (graphql/loaders.ts): integrations and
+// repositories by id, and the repositories of a whole page of integrations in one statement per selection.
+import DataLoader from 'dataloader';
+import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
+import { LoadersByArguments } from '../common/loaders-by-arguments.ts';
+import { IntegrationSchema } from './integration.entity.ts';
+import type { IntegrationRow, SourceRepositoryRow } from './integration-row.ts';
+import { SourceRepositorySchema } from './source-repository.entity.ts';
+import type { SourceRepositoryRepository } from './source-repository.repository.ts';
+
+export class IntegrationLoaders {
+  readonly byId: DataLoader<string, IntegrationRow | null>;
+  readonly repositoryById: DataLoader<string, SourceRepositoryRow | null>;
+  private readonly repositories: SourceRepositoryRepository;
+  private readonly listings = new LoadersByArguments<SourceRepositoryRow[]>();
+
+  constructor(em: TenantSafeEntityManager) {
+    const integrations = em.getRepository(IntegrationSchema);
+    this.repositories = em.getRepository(SourceRepositorySchema);
+    this.byId = new DataLoader((ids) => integrations.findRowsByIds(ids));
+    this.repositoryById = new DataLoader((ids) => this.repositories.findRowsByIds(ids));
+  }
+
+  /**
+   * Per integration id, its repositories in the listing order, with the given columns only (undefined: every
+   * column; see graphql/selected-columns.ts).
+   */
+  repositoriesOf(columns: readonly string[] | undefined): DataLoader<string, SourceRepositoryRow[]> {
+    return this.listings.for([columns?.toSorted() ?? null], (ids) => this.repositories.findRowsOfIntegrations(ids, columns));
+  }
+}
