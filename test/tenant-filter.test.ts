@@ -115,6 +115,25 @@ describe('tenant filter', () => {
     expect(ofGlobex!.secrets.map((secret) => secret.name)).toEqual(['OTHER_SECRET']);
   });
 
+  // A page's tag values are read through the pivot table, which has no tenant of its own: the deployments and
+  // the values are each limited to the tenant, so a link to another tenant's value (a damaged row) shows nothing.
+  it("keeps a page's tag values within the tenant, even where the pivot links another tenant's value", async () => {
+    const [prod, payments] = ['77777777-7777-4777-8777-777777777771', '77777777-7777-4777-8777-777777777773'];
+    await db.query('insert into deployment_tag_value (deployment_id, tag_value_id) values ($1, $2)', [GLOBEX_DEPLOYMENT, prod]);
+    try {
+      const valuesOf = (tenant: string) => scopeToTenant(db.orm.em, tenant).getRepository(TagValueSchema).valuesOfDeployments([ACME_DEPLOYMENT, GLOBEX_DEPLOYMENT]);
+      const ids = (lists: { id: string }[][]) => lists.map((values) => values.map((value) => value.id).sort());
+      for (let round = 0; round < 2; round++) {
+        const [acme, globex] = await Promise.all([valuesOf(ACME), valuesOf(GLOBEX)]);
+        expect(ids(acme)).toEqual([[prod, payments].sort(), []]);
+        expect(ids(globex)).toEqual([[], []]);
+      }
+      await expect(db.orm.em.fork().getRepository(TagValueSchema).valuesOfDeployments([GLOBEX_DEPLOYMENT])).rejects.toThrow(TenantScopeMissingError);
+    } finally {
+      await db.query('delete from deployment_tag_value where deployment_id = $1', [GLOBEX_DEPLOYMENT]);
+    }
+  });
+
   it('rejects an empty tenant id as a scope', async () => {
     await expect(scopeToTenant(db.orm.em, '').find(DeploymentSchema, {})).rejects.toThrow(TenantScopeMissingError);
   });

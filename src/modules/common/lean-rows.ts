@@ -27,7 +27,7 @@ export function leanRows<Row>(
 const propertyOfColumnByEntity = new WeakMap<object, Map<string, string>>();
 
 /**
- * The entity properties to select for `columns` (as lean rows name them) and `always`; undefined columns (a
+ * The entity properties to select for `always` and `columns` (as lean rows name them); undefined columns (a
  * selection that declares nothing, see graphql/selected-columns.ts) stay undefined: every column. A column
  * the entity does not map is a programming error, and throws.
  */
@@ -42,7 +42,8 @@ export function propertiesOfColumns(
     propertyOfColumnByEntity.set(meta, propertyOfColumn);
   }
   const properties = new Set<string>();
-  for (const column of [...always, ...columns]) {
+  // In one order whatever the selection's, so that `{ url name }` and `{ name url }` share a statement.
+  for (const column of [...always, ...columns.toSorted()]) {
     const property = propertyOfColumn.get(column);
     if (!property) throw new Error(`${meta.className} has no column "${column}"`);
     properties.add(property);

@@ -5,7 +5,7 @@ import { notFound } from '../../graphql/errors.ts';
 import { uuidOfArgument } from '../../graphql/global-id.ts';
 import { loadNodes } from '../../graphql/loaders.ts';
 import { selectedColumns } from '../../graphql/selected-columns.ts';
-import { IntegrationSchema, type IntegrationKind } from './integration.entity.ts';
+import type { IntegrationKind } from './integration.entity.ts';
 import type { IntegrationRow } from './integration-row.ts';
 import { RepositoryRef } from './source-repository.graphql.ts';
 
@@ -54,7 +54,7 @@ builder.queryField('integrations', (t) =>
       installed: t.arg.boolean({ description: 'Only integrations whose installation id is known (true) or unknown (false).' }),
     },
     // PostgreSQL text cannot hold NUL, so no stored code-host name has one: nothing matches (and nothing fails).
-    resolve: (_root, args, ctx) => (args.codehost?.includes('\u0000') ? [] : ctx.em.getRepository(IntegrationSchema).list(args)),
+    resolve: (_root, args, ctx) => (args.codehost?.includes('\u0000') ? [] : ctx.loaders.integrations.list(args)),
   }));
 
 const integrationIdDescription = 'The integration: its global id, or its raw UUID as REST clients know it.';
