@@ -110,7 +110,7 @@ describe('the statement of a page', () => {
     return page[0]!;
   };
 
-  it('reads no jsonb column for a light page, and only the one asked for otherwise', async () => {
+  it('reads no jsonb column for a light page, and only the ones (or their keys) asked for otherwise', async () => {
     const light = await pageStatement('uuid name status');
     for (const column of JSONB_COLUMNS) expect(light).not.toContain(`"${column}"`);
     // Two numbers of the resource spec: those two keys of its column, not the 3.6 KB object.
@@ -118,6 +118,10 @@ describe('the statement of a page', () => {
     expect(withSpec).toContain("jsonb_build_object('cpu', e.resource_spec->'cpu', 'memory_mb', e.resource_spec->'memory_mb')");
     expect(withSpec).not.toContain('"e"."resource_spec"');
     expect(withSpec).not.toContain('source_config');
+    // A deployment's integration: the one key of its source config that names it.
+    const withIntegration = await pageStatement('uuid integration { name }');
+    expect(withIntegration).toContain("jsonb_build_object('integration_id', e.source_config->'integration_id')");
+    expect(withIntegration).not.toContain('"e"."source_config"');
     // The guard of the guard: the full record reads them all.
     const everything = await pageStatement(selectEverything(DEPLOYMENT).slice(1, -1));
     for (const column of JSONB_COLUMNS) expect(everything).toContain(`"${column}"`);

@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { uuidOfArgument } from '../../graphql/global-id.ts';
 import { loadNodes } from '../../graphql/loaders.ts';
-import { columnsOf, fromSameRow } from '../../graphql/selected-columns.ts';
+import { columnsOf, fromSameRow, keyOf } from '../../graphql/selected-columns.ts';
 import { IntegrationRef } from '../integrations/integration.graphql.ts';
 import type { DeploymentRow } from './deployment-row.ts';
 import { DeploymentSourceEnum, DeploymentStatusEnum } from './deployment-enums.graphql.ts';
@@ -55,7 +55,7 @@ builder.node(DeploymentRef, {
     }),
     integration: t.field({
       type: IntegrationRef, nullable: true,
-      extensions: columnsOf('source_config'), description: 'The code-host integration its repository is reached through (`sourceConfig.integrationId`), if any.',
+      extensions: keyOf('source_config', 'integration_id'), description: 'The code-host integration its repository is reached through (`sourceConfig.integrationId`), if any.',
       resolve: (d, _args, ctx) => (d.source_config.integration_id ? ctx.loaders.integrations.byId.load(d.source_config.integration_id) : null),
     }),
   }),

@@ -33,8 +33,8 @@ const ALWAYS_READ: DeploymentColumn[] = ['id', 'created_at'];
 const PLAIN_KEY = /^[a-z][a-z0-9_]*$/;
 /** Beyond this many keys of a jsonb column, the whole column is read instead. */
 const MAX_KEYS_BUILT = 12;
-/** jsonb columns whose GraphQL fields declare the keys they read (resource-spec.graphql.ts). */
-const KEYED_COLUMNS = new Set<DeploymentColumn>(['resource_spec']);
+/** jsonb columns whose GraphQL fields declare the keys they read (resource-spec.graphql.ts; `Deployment.integration`). */
+const KEYED_COLUMNS = new Set<DeploymentColumn>(['resource_spec', 'source_config']);
 
 /**
  * What a listing selects for the given columns: entity properties, and for a jsonb column asked for as some of
