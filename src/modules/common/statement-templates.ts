@@ -6,11 +6,12 @@
 // and an offset, and the where object's keys, operators and list lengths (booleans and nulls are part of the
 // shape: MikroORM may write them into the SQL itself). The template is built by the QueryBuilder itself,
 // with a unique stand-in for every value, and kept only if each parameter of the statement it built is
-// exactly one stand-in, or the tenant id its filter added, or a boolean of the shape. Anything else (a value
-// MikroORM transforms, a raw fragment in the where object or one with parameters, a key that is not a property)
-// makes the shape one that is built per query, as before. Raw fields and order keys without parameters (the
-// alphabetical order of text-queries.ts) are part of the shape by their SQL. The tenant parameter is filled from the EntityManager running the query, so a template
-// never carries a tenant from one request to another, and an EntityManager without a tenant still throws.
+// exactly one stand-in, or a tenant id its filters added (the root's, and each filtered join's), or a boolean
+// of the shape. Anything else (a value MikroORM transforms, a raw fragment in the where object or one with
+// parameters, a key that is not a property) makes the shape one that is built per query, as before. Raw fields
+// and order keys without parameters (the alphabetical order of text-queries.ts) are part of the shape by their
+// SQL. The tenant parameters are filled from the EntityManager running the query, so a template never carries
+// a tenant from one request to another, and an EntityManager without a tenant still throws.
 import { RawQueryFragment, type EntityName } from '@mikro-orm/postgresql';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
 import { scopedTenantId, TENANT_FILTER } from './tenant-scope.ts';

@@ -22,8 +22,8 @@ export class TenantOwnedRepository<T extends { id: string }> extends EntityRepos
   }
 
   /**
-   * The rows of many parents in one statement, grouped by parent id in the requested order: `parent` is the
-   * many-to-one property that points at the parent, `parentColumn` its column (which `fields` must include).
+   * The rows of many parents in one statement, grouped by parent id in the requested order: `parent` names the
+   * many-to-one property that points at the parent and its column (which `fields`, if given, must include).
    */
   protected async rowsGroupedBy<Row>(
     parent: { property: keyof T & string; column: keyof Row & string }, parentIds: readonly string[],
