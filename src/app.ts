@@ -9,6 +9,8 @@ import { graphiqlOptions } from './graphql/graphiql.ts';
 import { loadGraphiqlAssets, renderGraphiqlPage } from './graphql/graphiql-page.ts';
 import { maskUnexpectedError } from './graphql/mask-error.ts';
 import { hasVariableDefaults } from './graphql/variable-defaults.ts';
+import { DOCUMENT_ID_PARAMETER, useTrustedDocuments } from './graphql/trusted-documents.plugin.ts';
+import type { TrustedDocumentManifest } from './graphql/trusted-documents.ts';
 import { useLegacyRest } from './rest/rest-plugin.ts';
 import { REST_ROUTES } from './rest/routes.ts';
 import { loadSwaggerUiAssets } from './rest/swagger-ui-page.ts';
@@ -44,8 +46,10 @@ export interface AppOptions {
   demoApiKey?: string;
   /** Off in production: no `__schema`/`__type`, no field suggestions. Default on. */
   introspection?: boolean;
-  /** Default on. */
+  /** Default on; always off when trusted documents are required. */
   graphiql?: boolean;
+  /** Documents /graphql runs by id (allow), or runs alone (require); none: every document runs. */
+  trustedDocuments?: { mode: 'allow' | 'require'; manifest: TrustedDocumentManifest };
   /** Browser origins allowed to call; none: no CORS headers (same-origin only). */
   corsOrigins?: string[];
   maxBodyBytes?: number;
@@ -67,7 +71,9 @@ const reportUnreadableSecret = (logger: Logger, metrics: Metrics) => (error: Sec
 };
 
 export function createApp(services: AppServices, options: AppOptions = {}): App {
-  const { introspection = true, graphiql = true, corsOrigins = [], maxBodyBytes = DEFAULT_MAX_BODY_BYTES } = options;
+  const { introspection = true, corsOrigins = [], maxBodyBytes = DEFAULT_MAX_BODY_BYTES, trustedDocuments } = options;
+  // GraphiQL sends the documents its user types: with only trusted documents running, it could do nothing.
+  const graphiql = (options.graphiql ?? true) && trustedDocuments?.mode !== 'require';
   const { compression = { minBytes: DEFAULT_COMPRESSION_MIN_BYTES } } = options;
   const logger = options.logger ?? createLogger('silent');
   const metrics = options.metrics ?? new Metrics();
@@ -92,6 +98,8 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     // The request handler in front (http/request-handler.ts) already refuses bodies over maxBodyBytes, before
     // Yoga reads them; Yoga's own limit would wrap every body in a stream pipeline to count it again.
     maxRequestBodySize: false,
+    // A trusted document's id may come in the body as `documentId` (GraphQL over HTTP's persisted documents).
+    extraParamNames: trustedDocuments ? [DOCUMENT_ID_PARAMETER] : undefined,
     plugins: [
       useRequestScope(GRAPHQL_PATH),
       // /health, /ready and /metrics: before everything else, without authentication.
@@ -103,6 +111,8 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
       // A browser can only send a form or a GET without custom headers cross-site; neither gets executed.
       useCSRFPrevention({ requestHeaders: ['x-api-key', 'authorization', 'x-graphql-yoga-csrf'] }),
       useAuthenticateFirst(services),
+      // After authentication: only a caller with a valid key and budget learns whether a document id is known.
+      ...(trustedDocuments ? [useTrustedDocuments({ ...trustedDocuments, metrics })] : []),
       // Before the limits, so that it also counts the operations they refuse.
       useOperationMetrics(metrics),
       ...graphqlLimitPlugins({ introspection }),

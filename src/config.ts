@@ -25,7 +25,10 @@ export interface Config {
   /** NODE_ENV=production: introspection, GraphiQL and field suggestions default to off. */
   production: boolean;
   graphqlIntrospection: boolean;
+  /** Off by default in production and always with trusted documents required (GraphiQL sends its own documents). */
   graphiql: boolean;
+  /** Which /graphql documents run: any (off), a manifest's by id and any other (allow), only the manifest's (require). */
+  trustedDocuments: TrustedDocumentsConfig;
   /** Origins allowed to call from a browser; empty: no CORS headers at all (same-origin only). */
   corsOrigins: string[];
   /** Largest request body accepted; larger ones get 413. */
@@ -43,6 +46,11 @@ export interface Config {
   /** How long the port stays open after SIGTERM (answering, not ready) so a load balancer can move traffic away. */
   shutdownDelayMs: number;
 }
+
+export const TRUSTED_DOCUMENTS_MODES = ['off', 'allow', 'require'] as const;
+export type TrustedDocumentsMode = (typeof TRUSTED_DOCUMENTS_MODES)[number];
+/** The manifest (document id → document) is read and checked against the schema at start-up (trusted-documents.ts). */
+export type TrustedDocumentsConfig = { mode: 'off' } | { mode: 'allow' | 'require'; manifestPath: string };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -136,6 +144,29 @@ function parseBoolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `must be true or false (got "${raw}")`);
 }
 
+function parseTrustedDocuments(env: Env): TrustedDocumentsConfig {
+  const raw = read(env, 'TRUSTED_DOCUMENTS')?.toLowerCase() ?? 'off';
+  if (!(TRUSTED_DOCUMENTS_MODES as readonly string[]).includes(raw)) {
+    throw new ConfigError('TRUSTED_DOCUMENTS', `must be one of ${TRUSTED_DOCUMENTS_MODES.join(', ')} (got "${raw}")`);
+  }
+  const mode = raw as TrustedDocumentsMode;
+  if (mode === 'off') return { mode };
+  const manifest = read(env, 'TRUSTED_DOCUMENTS_MANIFEST');
+  if (manifest === undefined) {
+    throw new ConfigError('TRUSTED_DOCUMENTS_MANIFEST', `is required with TRUSTED_DOCUMENTS=${mode}: the path of the manifest of trusted documents (a JSON object of document id → document)`);
+  }
+  return { mode, manifestPath: path.resolve(PROJECT_ROOT, manifest) };
+}
+
+/** GraphiQL sends documents its user types, which TRUSTED_DOCUMENTS=require refuses: it stays off there. */
+function parseGraphiql(env: Env, production: boolean, trustedDocuments: TrustedDocumentsConfig): boolean {
+  const graphiql = parseBoolean(env, 'GRAPHIQL', !production && trustedDocuments.mode !== 'require');
+  if (graphiql && trustedDocuments.mode === 'require') {
+    throw new ConfigError('GRAPHIQL', 'cannot be true with TRUSTED_DOCUMENTS=require: GraphiQL sends documents that are not in the manifest');
+  }
+  return graphiql;
+}
+
 function parseDatabaseUrl(env: Env, name: string): string | undefined {
   const raw = read(env, name);
   if (raw === undefined) return undefined;
@@ -176,6 +207,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) throw new ConfigError('DATA_DIR', `${dataDir} exists and is not a directory`);
   // Checked even when COMPRESSION is off, so that turning it on later cannot reveal a bad value.
   const compressionMinBytes = parseInteger(env, 'COMPRESSION_MIN_BYTES', 1024, 0, 100 * 1024 * 1024);
+  const trustedDocuments = parseTrustedDocuments(env);
   return {
     port: parsePort(env, 'PORT', 4000, true),
     host: read(env, 'HOST') ?? '127.0.0.1',
@@ -188,7 +220,8 @@ export function loadConfig(env: Env = process.env): Config {
     embeddedPostgresPort: parsePort(env, 'EMBEDDED_PG_PORT', 0, true),
     production,
     graphqlIntrospection: parseBoolean(env, 'GRAPHQL_INTROSPECTION', !production),
-    graphiql: parseBoolean(env, 'GRAPHIQL', !production),
+    graphiql: parseGraphiql(env, production, trustedDocuments),
+    trustedDocuments,
     corsOrigins: parseOrigins(env, 'CORS_ORIGINS'),
     maxBodyBytes: parseInteger(env, 'MAX_BODY_BYTES', 100 * 1024, 1024, 100 * 1024 * 1024),
     compressionMinBytes: parseBoolean(env, 'COMPRESSION', true) ? compressionMinBytes : false,

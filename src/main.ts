@@ -9,12 +9,14 @@ import type { SecretCipher } from './modules/secrets/secret-cipher.ts';
 import { ensureDemoData, type DemoKey } from './demo/demo-data.ts';
 import { DEMO_TENANT_ID } from './demo/demo-dataset.ts';
 import { describeFailure } from './expected-errors.ts';
-import { createApp, GRAPHQL_PATH, type App } from './app.ts';
+import { createApp, GRAPHQL_PATH, type App, type AppOptions } from './app.ts';
 import { ApiKeyCache } from './modules/tenancy/api-key-cache.ts';
 import { createLogger, type Logger } from './observability/logger.ts';
 import { Metrics } from './observability/metrics.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { drainServer } from './http/graceful-shutdown.ts';
+import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
+import { schema } from './graphql/schema.ts';
 
 function describeDemoKey(demo: DemoKey, url: string): string {
   if ('revokedPrefix' in demo) {
@@ -49,16 +51,18 @@ interface Services {
   rateLimiter: RateLimiter | undefined;
   metrics: Metrics;
   logger: Logger;
+  trustedDocuments: AppOptions['trustedDocuments'];
 }
 
 /** Listens, and returns the app with what to announce once it can also be stopped cleanly. */
 async function serve(config: Config, services: Services): Promise<Serving> {
-  const { database, cipher, apiKeys, rateLimiter, metrics, logger } = services;
+  const { database, cipher, apiKeys, rateLimiter, metrics, logger, trustedDocuments } = services;
   const demo = database.mode === 'embedded' && config.seedDemoData ? await ensureDemoData(database.orm, cipher, config.dataDir) : undefined;
   const app = createApp({ orm: database.orm, cipher, apiKeys, rateLimiter }, {
     demoApiKey: demo && 'key' in demo ? demo.key : undefined,
     introspection: config.graphqlIntrospection,
     graphiql: config.graphiql,
+    trustedDocuments,
     corsOrigins: config.corsOrigins,
     maxBodyBytes: config.maxBodyBytes,
     compression: config.compressionMinBytes !== false && { minBytes: config.compressionMinBytes },
@@ -76,6 +80,9 @@ async function serve(config: Config, services: Services): Promise<Serving> {
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Before anything starts: a manifest that is missing, malformed or stale against the schema stops the service.
+  const { trustedDocuments: trusted } = config;
+  const trustedDocuments = trusted.mode === 'off' ? undefined : { mode: trusted.mode, manifest: loadTrustedDocuments(trusted.manifestPath, schema) };
   const logger = createLogger(config.logLevel);
   // A signal during start-up (the embedded PostgreSQL runs detached, so it must not be left behind): noted,
   // and acted on as soon as there is something to stop in order. A second one quits at once (the next start
@@ -110,7 +117,7 @@ async function main(): Promise<void> {
   if (rateLimiter && !(await rateLimiter.connected(2000))) logger.warn('REDIS_URL does not answer yet; rate limits are kept per process until it does');
   let serving: Serving;
   try {
-    serving = await serve(config, { database, cipher, apiKeys, rateLimiter, metrics, logger });
+    serving = await serve(config, { database, cipher, apiKeys, rateLimiter, metrics, logger, trustedDocuments });
   } catch (error) {
     await rateLimiter?.close();
     await apiKeys.stop();

@@ -33,7 +33,22 @@ describe('configuration', () => {
     expect(loadConfig({ COMPRESSION: 'false', COMPRESSION_MIN_BYTES: '4096' }).compressionMinBytes).toBe(false);
   });
 
+  it('runs every document unless trusted documents are asked for; GraphiQL is off where they are required', () => {
+    expect(loadConfig({})).toMatchObject({ trustedDocuments: { mode: 'off' }, graphiql: true });
+    expect(loadConfig({ TRUSTED_DOCUMENTS: 'off', TRUSTED_DOCUMENTS_MANIFEST: 'ignored.json' }).trustedDocuments).toEqual({ mode: 'off' });
+    expect(loadConfig({ TRUSTED_DOCUMENTS: 'Allow', TRUSTED_DOCUMENTS_MANIFEST: 'ops/manifest.json' })).toMatchObject({
+      trustedDocuments: { mode: 'allow', manifestPath: path.join(PROJECT_ROOT, 'ops/manifest.json') }, graphiql: true,
+    });
+    expect(loadConfig({ TRUSTED_DOCUMENTS: 'require', TRUSTED_DOCUMENTS_MANIFEST: '/etc/app/manifest.json' })).toMatchObject({
+      trustedDocuments: { mode: 'require', manifestPath: '/etc/app/manifest.json' }, graphiql: false,
+    });
+  });
+
   it.each([
+    [{ TRUSTED_DOCUMENTS: 'on' }, 'TRUSTED_DOCUMENTS must be one of off, allow, require (got "on")'],
+    [{ TRUSTED_DOCUMENTS: 'require' }, 'TRUSTED_DOCUMENTS_MANIFEST is required with TRUSTED_DOCUMENTS=require'],
+    [{ TRUSTED_DOCUMENTS: 'allow', TRUSTED_DOCUMENTS_MANIFEST: ' ' }, 'TRUSTED_DOCUMENTS_MANIFEST is required with TRUSTED_DOCUMENTS=allow'],
+    [{ TRUSTED_DOCUMENTS: 'require', TRUSTED_DOCUMENTS_MANIFEST: 'm.json', GRAPHIQL: 'true' }, 'GRAPHIQL cannot be true with TRUSTED_DOCUMENTS=require'],
     [{ PORT: 'abc' }, 'PORT must be an integer from 0 to 65535 (got "abc")'],
     [{ PORT: '70000' }, 'PORT'],
     [{ MIGRATE_ON_START: 'maybe' }, 'MIGRATE_ON_START must be true or false (got "maybe")'],

@@ -96,7 +96,7 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
       metrics.httpDuration.observe({ route, method }, seconds);
       logger.info({
         requestId: scope.requestId, method, path: loggablePath(req.url), route, status: res.statusCode,
-        durationMs: Math.round(seconds * 10_000) / 10, operation: scope.operation, tenantId: scope.tenantId,
+        durationMs: Math.round(seconds * 10_000) / 10, operation: scope.operation, documentId: scope.documentId, tenantId: scope.tenantId,
         ...(!res.writableFinished && { aborted: true }),
       }, 'request');
     };

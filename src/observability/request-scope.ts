@@ -18,6 +18,8 @@ export interface RequestScope {
   route?: string;
   /** The GraphQL operation name, when the request executed one. */
   operation?: string;
+  /** The id of the trusted document a /graphql request named (only ids of the manifest). */
+  documentId?: string;
   tenantId?: string;
   rateLimit?: RateLimitState;
 }

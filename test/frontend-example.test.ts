@@ -1,0 +1,93 @@
+// The typed client of examples/frontend, as CI's guard for frontends: its generated types and trusted-documents
+// manifest are what codegen makes of today's schema.graphql, the example type-checks against them, and its
+// script lists deployments from a real gateway, sending document text (TRUSTED_DOCUMENTS=off) or only
+// document ids to a gateway that requires its manifest. A schema change that breaks a frontend fails here.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { generate } from '@graphql-codegen/cli';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import codegenConfig from '../examples/frontend/codegen.ts';
+import { PROJECT_ROOT } from '../src/config.ts';
+import { schema } from '../src/graphql/schema.ts';
+import { loadTrustedDocuments } from '../src/graphql/trusted-documents.ts';
+import type { RunningApp } from './support/app-server.ts';
+import { startDemoApp, type DemoApp } from './support/demo-app.ts';
+
+const EXAMPLE = path.join(PROJECT_ROOT, 'examples/frontend');
+const GENERATED = path.join(EXAMPLE, 'src/gql');
+const MANIFEST = path.join(GENERATED, 'persisted-documents.json');
+
+describe('the generated client code', () => {
+  it('is what codegen makes of the current schema.graphql (run `npm run codegen` after changing the schema or an operation)', async () => {
+    const outputs: Array<{ filename: string; content: string }> = await generate({ ...codegenConfig, silent: true }, false);
+    const generated = Object.fromEntries(outputs.map(({ filename, content }) => [path.relative(EXAMPLE, path.resolve(EXAMPLE, filename)), content]));
+    const committed = Object.fromEntries(fs.readdirSync(GENERATED).map((name) => [`src/gql/${name}`, fs.readFileSync(path.join(GENERATED, name), 'utf8')]));
+    expect(Object.keys(committed).sort()).toEqual(Object.keys(generated).sort());
+    for (const [file, content] of Object.entries(generated)) expect(committed[file], `${file} is stale: run npm run codegen`).toBe(content);
+  });
+
+  it('type-checks with the example that uses it', () => {
+    const tsc = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/typescript/bin/tsc'), '-p', EXAMPLE], { encoding: 'utf8', timeout: 120_000 });
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.status).toBe(0);
+  });
+});
+
+/** Runs the example's script as a user does, and returns what it printed. */
+function runDashboard(env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [path.join(EXAMPLE, 'src/dashboard.ts'), ...args], {
+    cwd: PROJECT_ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe('the dashboard script', () => {
+  let demo: DemoApp;
+  let requiring: RunningApp;
+  /** The names of the newest deployments whose name contains `filter`, as the gateway itself lists them. */
+  async function newest(filter = ''): Promise<string[]> {
+    const { body } = await demo.app.graphql('query ($filter: DeploymentFilter) { deployments(limit: 10, filter: $filter) { resources { name } } }', { 'x-api-key': demo.key }, { filter: { nameContains: filter } });
+    return body.data.deployments.resources.map((deployment: { name: string }) => deployment.name);
+  }
+
+  beforeAll(async () => {
+    demo = await startDemoApp();
+    requiring = await demo.startAnother({ trustedDocuments: { mode: 'require', manifest: loadTrustedDocuments(MANIFEST, schema) } });
+  });
+  afterAll(async () => {
+    await demo?.close();
+  });
+
+  const listed = (stdout: string) => stdout.split('\n').filter((line) => /^ {2}[A-Z_]+ +(PROD|DEV|DEV_FREE) /.test(line)).map((line) => line.trim().split(/\s+/)[2]);
+
+  it('lists the newest deployments and the detail of the newest, sending the documents in full', async () => {
+    const { code, stdout, stderr } = await runDashboard({ GRAPHQL_URL: `${demo.app.url}/graphql`, API_KEY: demo.key });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^60 deployments of Demo Workspace, newest first:\n/);
+    const names = await newest();
+    expect(listed(stdout)).toEqual(names);
+    expect(stdout).toContain('  … and 50 more\n');
+    expect(stdout).toMatch(new RegExp(`\\nNewest: ${names[0]} \\([0-9a-f-]{36}\\), created .+\\n  source +.+\\n  resources +cpu .+\\n  tags +.+\\n  revisions +\\d+`));
+  });
+
+  it("runs on a gateway that requires its trusted documents, sending only the ids of the example's manifest", async () => {
+    const { code, stdout, stderr } = await runDashboard({ GRAPHQL_URL: `${requiring.url}/graphql`, API_KEY: demo.key, TRUSTED_DOCUMENTS: 'require' }, ['prod']);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^\d+ deployments of Demo Workspace whose name contains "prod", newest first:\n/);
+    expect(listed(stdout)).toEqual(await newest('prod'));
+    expect(stdout).toContain('\nNewest: ');
+  });
+
+  it('says what to do when it sends document text to a gateway that requires ids', async () => {
+    const { code, stderr } = await runDashboard({ GRAPHQL_URL: `${requiring.url}/graphql`, API_KEY: demo.key });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^HTTP 400: This server runs only its trusted documents.+\[PERSISTED_QUERY_REQUIRED\]\nThe gateway runs only trusted documents: run this with TRUSTED_DOCUMENTS=require too\.\n$/);
+  });
+});
