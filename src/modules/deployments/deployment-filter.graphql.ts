@@ -62,12 +62,12 @@ function idsOf(values: readonly (string | number)[] | null | undefined, typename
 }
 
 async function groupByTagKey(tagValueIds: string[], ctx: GraphQLContext): Promise<TagValueGroups> {
-  const values = await ctx.loaders.tagValue.loadMany(tagValueIds);
+  const values = await ctx.loaders.tags.valueById.loadMany(tagValueIds);
   const byKey = new Map<string, string[]>();
   const unknown: string[] = [];
   values.forEach((value, index) => {
     if (!value || value instanceof Error) return unknown.push(tagValueIds[index]!);
-    const key = value.tagKey.id;
+    const key = value.tag_key_id;
     byKey.set(key, [...(byKey.get(key) ?? []), value.id]);
   });
   return { byKey: [...byKey.values()], unknown };

@@ -1,0 +1,16 @@
+// Nested lists that take arguments (a filter, a slice, the columns a selection reads) get one DataLoader per
+// distinct set of arguments within a request: every parent of a page asking the same thing shares one batch,
+// and so one statement.
+import DataLoader from 'dataloader';
+
+export class LoadersByArguments<V> {
+  private readonly loaders = new Map<string, DataLoader<string, V>>();
+
+  /** The request's loader for these arguments (compared as JSON), made with `batch` the first time. */
+  for(args: unknown[], batch: (keys: readonly string[]) => Promise<V[]>): DataLoader<string, V> {
+    const key = JSON.stringify(args);
+    let loader = this.loaders.get(key);
+    if (!loader) this.loaders.set(key, (loader = new DataLoader(batch)));
+    return loader;
+  }
+}
