@@ -7,6 +7,8 @@ import { AuthError, authenticate, type Principal } from '../modules/tenancy/auth
 import type { ApiKeyCache } from '../modules/tenancy/api-key-cache.ts';
 import type { SecretCipher, SecretDecryptionError } from '../modules/secrets/secret-cipher.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
+import type { DatabaseNotifications } from '../db/database-notifications.ts';
+import type { DeploymentChangeFeed } from '../modules/deployments/live/deployment-change-feed.ts';
 import { currentRequestScope } from '../observability/request-scope.ts';
 import { authErrorToGraphQL, rateLimitToGraphQL } from './errors.ts';
 import { RequestLoaders } from './loaders.ts';
@@ -20,6 +22,10 @@ export interface AppServices {
   rateLimiter?: RateLimiter;
   /** Told of every secret that cannot be decrypted (the app logs and counts it). */
   reportUnreadableSecret?: (error: SecretDecryptionError) => void;
+  /** The process's LISTEN connection; without it, subscriptions are refused. */
+  notifications?: DatabaseNotifications;
+  /** Live deployment changes (the app makes it from `notifications`). */
+  deploymentChanges?: DeploymentChangeFeed;
 }
 
 export interface GraphQLContext {
@@ -28,6 +34,8 @@ export interface GraphQLContext {
   loaders: RequestLoaders;
   cipher: SecretCipher;
   reportUnreadableSecret: (error: SecretDecryptionError) => void;
+  /** Where subscriptions get their streams. */
+  deploymentChanges: DeploymentChangeFeed | undefined;
 }
 
 export async function createGraphQLContext(request: Request, services: AppServices): Promise<GraphQLContext> {
@@ -36,6 +44,7 @@ export async function createGraphQLContext(request: Request, services: AppServic
   return {
     principal, em, loaders: new RequestLoaders(em, principal.mayReadSecrets), cipher: services.cipher,
     reportUnreadableSecret: services.reportUnreadableSecret ?? (() => {}),
+    deploymentChanges: services.deploymentChanges,
   };
 }
 

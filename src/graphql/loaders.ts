@@ -10,6 +10,7 @@ import { secretsAndReferencesOf, type SecretsOfDeployment } from '../modules/dep
 import { RevisionLoaders } from '../modules/revisions/revision-loaders.ts';
 import { TagKeySchema, TagValueSchema, type TagKey, type TagValue } from '../modules/deployments/tag.entity.ts';
 import { IntegrationSchema, type Integration } from '../modules/integrations/integration.entity.ts';
+import { loaderTogether, NOTHING_TOGETHER, type LoadTogether } from './load-together.ts';
 import { SourceRepositorySchema, type SourceRepository } from '../modules/integrations/source-repository.entity.ts';
 
 type ById<T> = DataLoader<string, T | null>;
@@ -41,26 +42,30 @@ export class RequestLoaders {
   /** The revisions domain's own loaders. */
   readonly revisions: RevisionLoaders;
 
-  /** `mayReadSecrets`: whether secret ciphertexts are worth reading at all for this request. */
-  constructor(em: TenantSafeEntityManager, mayReadSecrets: boolean) {
+  /**
+   * `mayReadSecrets`: whether secret ciphertexts are worth reading at all for this request. `together`: what
+   * the events of a subscription chunk will ask for one at a time (see load-together.ts); nothing for a request.
+   */
+  constructor(em: TenantSafeEntityManager, mayReadSecrets: boolean, together: LoadTogether = NOTHING_TOGETHER) {
     const tagValues = new TenantOwnedRepository<TagValue>(em, TagValueSchema);
     const repositories = em.getRepository(SourceRepositorySchema);
 
     const deployments = em.getRepository(DeploymentSchema);
     this.deployment = new DataLoader((ids) => deployments.findRowsByIds(ids));
-    this.integration = byIds<Integration>(em.getRepository(IntegrationSchema));
+    const integrations = em.getRepository(IntegrationSchema);
+    this.integration = loaderTogether(together.integrationIds, (ids) => integrations.findByIds(ids));
     this.repository = byIds<SourceRepository>(repositories);
     this.tagKey = byIds(new TenantOwnedRepository<TagKey>(em, TagKeySchema));
     this.tagValue = byIds(tagValues);
 
     // Secrets and secret references arrive together (one statement for both relations of a whole page).
-    this.secretsAndReferences = new DataLoader((ids) => secretsAndReferencesOf(em, ids, mayReadSecrets));
-    this.revisions = new RevisionLoaders(em);
+    this.secretsAndReferences = loaderTogether(together.deploymentIds, (ids) => secretsAndReferencesOf(em, ids, mayReadSecrets));
+    this.revisions = new RevisionLoaders(em, together);
     this.valuesOfTagKey = new DataLoader((ids) => tagValues.findGroupedBy('tagKey', ids, [alphabetical('value'), { id: 'asc' }]));
     this.repositoriesOfIntegration = new DataLoader((ids) => repositories.findByIntegrations(ids));
     // The pivot table has no entity of its own; populate reads it with the values in one query per batch
     // (on references: the deployments themselves were read as lean rows).
-    this.tagValuesOfDeployment = new DataLoader(async (ids) => {
+    this.tagValuesOfDeployment = loaderTogether(together.deploymentIds, async (ids) => {
       const references = ids.map((id) => em.getReference(DeploymentSchema, id));
       await em.populate(references, ['tagValues']);
       return references.map((deployment) => deployment.tagValues.getItems().sort(byValueThenId));

@@ -4,6 +4,7 @@
 import type { FilterQuery } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
+import { loaderTogether, NOTHING_TOGETHER, type LoadTogether } from '../../graphql/load-together.ts';
 import { RevisionSchema, type Revision } from './revision.entity.ts';
 import type { RevisionRepository, RevisionSlice } from './revision.repository.ts';
 import type { RevisionRow } from './revision-row.ts';
@@ -14,25 +15,31 @@ export class RevisionLoaders {
   private readonly slices = new Map<string, DataLoader<string, RevisionRow[]>>();
   private readonly counts = new Map<string, DataLoader<string, number>>();
 
-  constructor(em: TenantSafeEntityManager) {
+  private readonly together: LoadTogether;
+
+  /** `together`: what the events of a subscription chunk will ask for (see graphql/load-together.ts). */
+  constructor(em: TenantSafeEntityManager, together: LoadTogether = NOTHING_TOGETHER) {
     this.repository = em.getRepository(RevisionSchema);
-    this.byId = new DataLoader((ids) => this.repository.findRowsByIds(ids));
+    this.together = together;
+    this.byId = loaderTogether(together.revisionIds, (ids) => this.repository.findRowsByIds(ids));
   }
 
   /** Per deployment id, its revisions matching `where`, cut to `slice`. */
   slice(where: FilterQuery<Revision>, slice: RevisionSlice): DataLoader<string, RevisionRow[]> {
-    return loaderFor(this.slices, [where, slice], (ids) => this.repository.findSlicesOf(ids, where, slice));
+    return loaderFor(this.slices, [where, slice], this.together, (ids) => this.repository.findSlicesOf(ids, where, slice));
   }
 
   /** Per deployment id, the number of its revisions matching `where`. */
   count(where: FilterQuery<Revision>): DataLoader<string, number> {
-    return loaderFor(this.counts, [where], (ids) => this.repository.countOf(ids, where));
+    return loaderFor(this.counts, [where], this.together, (ids) => this.repository.countOf(ids, where));
   }
 }
 
-function loaderFor<V>(loaders: Map<string, DataLoader<string, V>>, args: unknown[], batch: (ids: readonly string[]) => Promise<V[]>) {
+function loaderFor<V>(
+  loaders: Map<string, DataLoader<string, V>>, args: unknown[], together: LoadTogether, batch: (ids: readonly string[]) => Promise<V[]>,
+) {
   const key = JSON.stringify(args);
   let loader = loaders.get(key);
-  if (!loader) loaders.set(key, (loader = new DataLoader(batch)));
+  if (!loader) loaders.set(key, (loader = loaderTogether(together.deploymentIds, batch)));
   return loader;
 }
