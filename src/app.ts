@@ -26,6 +26,7 @@ import { useRootPath } from './http/root-path.plugin.ts';
 import { useStaticAssets } from './http/static-assets.plugin.ts';
 import { usePageSecurity } from './http/page-security.plugin.ts';
 import { useResponseCompression } from './http/response-compression.plugin.ts';
+import { useEventStreams } from './http/event-streams.plugin.ts';
 import { corsOptions } from './http/cors.ts';
 import type { SecretDecryptionError } from './modules/secrets/secret-cipher.ts';
 import { DeploymentChangeFeed } from './modules/deployments/live/deployment-change-feed.ts';
@@ -126,6 +127,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
       useGraphQlJit({}, { enableIf: (args) => !hasVariableDefaults(args.document) }),
       // The legacy /v1 and /v2 paths, /openapi.json and /docs: fixed operations through this same Yoga.
       useLegacyRest({ routes: REST_ROUTES, graphqlEndpoint: GRAPHQL_PATH }),
+      useEventStreams(),
       // Last, so that it compresses each answer (of either door, or a probe) with the headers the others gave it.
       ...(compression ? [useResponseCompression({ minBytes: compression.minBytes, metrics })] : []),
     ],

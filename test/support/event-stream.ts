@@ -44,8 +44,9 @@ export async function subscribe(url: string, key: string, query: string, options
     const decoder = new TextDecoder();
     let text = '';
     try {
-      for await (const chunk of response.body!) {
-        text += decoder.decode(chunk, { stream: true });
+      const reader = response.body!.getReader();
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        text += decoder.decode(read.value, { stream: true });
         for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
           const block = text.slice(0, end);
           text = text.slice(end + 2);
