@@ -93,11 +93,13 @@ describe('deploymentUpdated over Server-Sent Events', () => {
     }
   });
 
-  it('sends nothing for an import that changes nothing', async () => {
+  it('sends nothing for a write that changes nothing (an import of the same record, an UPDATE to the same values)', async () => {
     const stream = await open(acmeKey);
     const marker = newDeploymentId();
     try {
       await importDeployments(db.orm.em, cipher, [acmeDeployment({})]);
+      await db.query('update deployment set status = status, source_config = source_config where id = $1', [ACME_DEPLOYMENT]);
+      await db.query('update secret set position = position where deployment_id = $1', [ACME_DEPLOYMENT]);
       // Something that does change, after it: the first event is that one.
       await importDeployments(db.orm.em, cipher, [deploymentRecord(marker, ACME, 'live-marker', 'UNKNOWN')]);
       expect((await stream.nextResult()).data.deploymentUpdated.deploymentId).toBe(marker);
@@ -171,12 +173,18 @@ describe('deploymentUpdated over Server-Sent Events', () => {
     const all = await open(acmeKey);
     const byStatus = await open(acmeKey, CHANGES, { filter: { statuses: ['UNUSED'] } });
     const others = await open(acmeKey, CHANGES, { filter: { ids: [kept] } });
+    const globex = await open(globexKey);
     try {
       await deleteDeployment(db, doomed);
       expect((await all.nextResult()).data.deploymentUpdated).toEqual({ kind: 'DELETED', deploymentId: doomed, deployment: null });
       expect((await byStatus.nextResult()).data.deploymentUpdated).toEqual({ kind: 'DELETED', deploymentId: doomed, deployment: null });
       await importDeployments(db.orm.em, cipher, [deploymentRecord(kept, ACME, 'live-kept', 'UNUSED')]);
       expect((await others.nextResult()).data.deploymentUpdated).toMatchObject({ kind: 'UPDATED', deploymentId: kept });
+      // Another tenant hears of neither: its first event is its own deployment's change.
+      const globexRecord = fixtureDocument().deployments!.find((d) => d.id === GLOBEX_DEPLOYMENT)!;
+      await importDeployments(db.orm.em, cipher, [{ ...globexRecord, name: 'renamed-live' }]);
+      expect((await globex.nextResult()).data.deploymentUpdated.deploymentId).toBe(GLOBEX_DEPLOYMENT);
+      await importDeployments(db.orm.em, cipher, [globexRecord]);
     } finally {
       closeAll();
     }
