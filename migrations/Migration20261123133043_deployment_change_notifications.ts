@@ -28,13 +28,15 @@ export class Migration20261123133043_deployment_change_notifications extends Mig
 
   override up(): void | Promise<void> {
     // PERFORM (not a SQL-language function) so that every group is evaluated: a SQL function would stop at
-    // the first row of its last statement.
+    // the first row of its last statement. Each deployment once (a statement may write many of its revisions),
+    // in groups of 200 in no particular order (hashed, not sorted).
     this.addSql(`create function notify_deployment_changes(kind text, tenant_ids uuid[], deployment_ids uuid[]) returns void language plpgsql as $$
 begin
   perform pg_notify('deployment_changed', tenant_id::text || ' ' || kind || ' ' || string_agg(deployment_id::text, ' '))
   from (
-    select tenant_id, deployment_id, (row_number() over (partition by tenant_id order by deployment_id) - 1) / 200 as chunk
-    from (select distinct tenant_id, deployment_id from unnest(tenant_ids, deployment_ids) as changed (tenant_id, deployment_id)) as distinct_changes
+    select tenant_id, deployment_id, (row_number() over (partition by tenant_id) - 1) / 200 as chunk
+    from unnest(tenant_ids, deployment_ids) as changed (tenant_id, deployment_id)
+    group by tenant_id, deployment_id
   ) as numbered
   group by tenant_id, chunk;
 end $$;`);

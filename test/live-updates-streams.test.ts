@@ -65,6 +65,16 @@ describe('who may stream, and how many', () => {
     expect((await stream.nextResult()).errors[0].extensions.code).toBe('UNAUTHENTICATED');
   });
 
+  it('answers a subscription asked for as JSON with 406 NOT_ACCEPTABLE, and leaves no stream open', async () => {
+    const key = await issueKey(db.orm.em, [ACME]);
+    const response = await fetch(`${service.app.url}/graphql`, {
+      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': key }, body: JSON.stringify({ query: CHANGES }),
+    });
+    expect(response.status).toBe(406);
+    expect((await response.json()).errors[0]).toMatchObject({ message: expect.stringContaining('Accept: text/event-stream'), extensions: { code: 'NOT_ACCEPTABLE' } });
+    expect(service.app.app.deploymentChanges.size).toBe(0);
+  });
+
   it('limits the open streams per API key, with TOO_MANY_SUBSCRIPTIONS beyond the limit; a closed stream frees its place', async () => {
     const limited = await startAnother({ options: { subscriptionsPerKey: 2 } });
     const key = await issueKey(db.orm.em, [ACME]);
