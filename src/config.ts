@@ -37,6 +37,8 @@ export interface Config {
   compressionMinBytes: number | false;
   /** Requests per minute per API key; 0 turns rate limiting off. */
   rateLimitPerMinute: number;
+  /** Open subscription streams (live updates) per API key and process. */
+  subscriptionsPerKey: number;
   /** Shared rate-limit budget across replicas; in-memory when absent. */
   redisUrl: string | undefined;
   logLevel: LogLevel;
@@ -226,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: parseInteger(env, 'MAX_BODY_BYTES', 100 * 1024, 1024, 100 * 1024 * 1024),
     compressionMinBytes: parseBoolean(env, 'COMPRESSION', true) ? compressionMinBytes : false,
     rateLimitPerMinute: parseInteger(env, 'RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000),
+    subscriptionsPerKey: parseInteger(env, 'SUBSCRIPTIONS_PER_KEY', 10, 1, 10_000),
     redisUrl: parseRedisUrl(env, 'REDIS_URL'),
     logLevel: parseLogLevel(env, 'LOG_LEVEL'),
     database: {

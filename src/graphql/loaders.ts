@@ -1,12 +1,14 @@
 // The request's DataLoaders, assembled from each domain's own: nested fields of a whole page load in one
-// statement per relation, and nothing is cached beyond the request (the context makes one per request). Every
-// read goes through the tenant-scoped EntityManager.
+// statement per relation, and nothing is cached beyond the request (the context makes one per request, and a
+// subscription one per chunk of events). Every read goes through the tenant-scoped EntityManager.
 import type DataLoader from 'dataloader';
 import type { TenantSafeEntityManager } from '../db/tenant-safe-entity-manager.ts';
 import { DeploymentLoaders } from '../modules/deployments/deployment-loaders.ts';
 import { TagLoaders } from '../modules/deployments/tag-loaders.ts';
 import { IntegrationLoaders } from '../modules/integrations/integration-loaders.ts';
 import { RevisionLoaders } from '../modules/revisions/revision-loaders.ts';
+import type { SecretCipher } from '../modules/secrets/secret-cipher.ts';
+import { NOTHING_TOGETHER, type LoadTogether } from './load-together.ts';
 
 /** Node lookups: each id's object or null; a failed batch fails the lookup instead of looking like "not found". */
 export async function loadNodes<T>(loader: DataLoader<string, T | null>, ids: readonly string[]): Promise<(T | null)[]> {
@@ -22,11 +24,15 @@ export class RequestLoaders {
   readonly tags: TagLoaders;
   readonly integrations: IntegrationLoaders;
 
-  /** `mayReadSecrets`: whether secret ciphertexts are worth reading at all for this request. */
-  constructor(em: TenantSafeEntityManager, mayReadSecrets: boolean) {
-    this.deployments = new DeploymentLoaders(em, mayReadSecrets);
-    this.revisions = new RevisionLoaders(em);
-    this.tags = new TagLoaders(em);
-    this.integrations = new IntegrationLoaders(em);
+  /**
+   * `revealWith`: the cipher, for a caller that may see secret values (null: values are neither read nor
+   * decrypted). `together`: what the events of a subscription chunk will ask for one at a time (see
+   * load-together.ts); nothing for a request.
+   */
+  constructor(em: TenantSafeEntityManager, revealWith: SecretCipher | null, together: LoadTogether = NOTHING_TOGETHER) {
+    this.deployments = new DeploymentLoaders(em, revealWith, together);
+    this.revisions = new RevisionLoaders(em, together);
+    this.tags = new TagLoaders(em, together);
+    this.integrations = new IntegrationLoaders(em, together);
   }
 }

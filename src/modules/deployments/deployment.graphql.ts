@@ -39,7 +39,7 @@ builder.node(DeploymentRef, {
       type: [SecretRef],
       extensions: columnsOf('id'), description: 'Secret values, in their stored order (values need the read-secrets scope).',
       resolve: async (d, _args, ctx, info) =>
-        (await (ctx.revealedSecrets && selectsSecretValues(info) ? ctx.revealedSecrets : ctx.loaders.deployments.secretsAndReferences).load(d.id)).secrets,
+        (await (ctx.loaders.deployments.revealedSecrets && selectsSecretValues(info) ? ctx.loaders.deployments.revealedSecrets : ctx.loaders.deployments.secretsAndReferences).load(d.id)).secrets,
     }),
     secretReferences: t.field({
       type: [SecretReferenceRef],

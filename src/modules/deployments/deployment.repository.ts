@@ -98,6 +98,15 @@ export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
   }
 
   /**
+   * Those of `ids` that match `where` (as a listing with that filter would show them), with only `columns`
+   * read, as for `findPage`: a subscription checks the deployments that changed against its filter.
+   */
+  findMatchingRows(where: FilterQuery<Deployment>, ids: readonly string[], columns?: readonly string[]): Promise<DeploymentRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.rows({ $and: [where, { id: { $in: [...new Set(ids)] } }] }, { columns });
+  }
+
+  /**
    * `limit` deployments from `offset`; one extra row is read to tell whether another page follows. Only
    * `columns` are read (and the id and creation time); the other properties of the rows are absent.
    */

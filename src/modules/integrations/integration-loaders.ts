@@ -3,6 +3,7 @@
 // statement per selection.
 import DataLoader from 'dataloader';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
+import { loaderTogether, type LoadTogether } from '../../graphql/load-together.ts';
 import { LoadersByArguments } from '../common/loaders-by-arguments.ts';
 import { IntegrationSchema } from './integration.entity.ts';
 import type { IntegrationRow, SourceRepositoryRow } from './integration-row.ts';
@@ -17,10 +18,11 @@ export class IntegrationLoaders {
   private readonly repositories: SourceRepositoryRepository;
   private readonly listings = new LoadersByArguments<SourceRepositoryRow[]>();
 
-  constructor(em: TenantSafeEntityManager) {
+  /** `together`: what the events of a subscription chunk will ask for (see graphql/load-together.ts). */
+  constructor(em: TenantSafeEntityManager, together: LoadTogether) {
     this.integrations = em.getRepository(IntegrationSchema);
     this.repositories = em.getRepository(SourceRepositorySchema);
-    this.byId = new DataLoader((ids) => this.integrations.findRowsByIds(ids));
+    this.byId = loaderTogether(together.integrationIds, (ids) => this.integrations.findRowsByIds(ids));
     this.repositoryById = new DataLoader((ids) => this.repositories.findRowsByIds(ids));
   }
 

@@ -4,6 +4,7 @@
 import type { FilterQuery } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
+import { loaderTogether, NOTHING_TOGETHER, type LoadTogether } from '../../graphql/load-together.ts';
 import { LoadersByArguments } from '../common/loaders-by-arguments.ts';
 import { RevisionSchema, type Revision } from './revision.entity.ts';
 import type { RevisionRepository, RevisionSlice } from './revision.repository.ts';
@@ -12,12 +13,15 @@ import type { RevisionRow } from './revision-row.ts';
 export class RevisionLoaders {
   readonly byId: DataLoader<string, RevisionRow | null>;
   private readonly repository: RevisionRepository;
-  private readonly slices = new LoadersByArguments<RevisionRow[]>();
-  private readonly counts = new LoadersByArguments<number>();
+  private readonly slices: LoadersByArguments<RevisionRow[]>;
+  private readonly counts: LoadersByArguments<number>;
 
-  constructor(em: TenantSafeEntityManager) {
+  /** `together`: what the events of a subscription chunk will ask for (see graphql/load-together.ts). */
+  constructor(em: TenantSafeEntityManager, together: LoadTogether = NOTHING_TOGETHER) {
     this.repository = em.getRepository(RevisionSchema);
-    this.byId = new DataLoader((ids) => this.repository.findRowsByIds(ids));
+    this.slices = new LoadersByArguments((batch) => loaderTogether(together.deploymentIds, batch));
+    this.counts = new LoadersByArguments((batch) => loaderTogether(together.deploymentIds, batch));
+    this.byId = loaderTogether(together.revisionIds, (ids) => this.repository.findRowsByIds(ids));
   }
 
   /** Per deployment id, its revisions matching `where`, cut to `slice`. */
