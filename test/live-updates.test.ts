@@ -50,6 +50,22 @@ async function open(key: string, query = CHANGES, variables?: Record<string, unk
 }
 const closeAll = () => streams.splice(0).forEach((stream) => stream.close());
 
+/**
+ * Imports ACME deployments, and returns once their changes have gone past the feed: a change committed before
+ * a stream opens may still reach it when its notification arrives after the stream opened.
+ */
+async function importBeforeStreams(records: ReturnType<typeof deploymentRecord>[]) {
+  const ids = records.map((record) => record.id);
+  const passing = await subscribe(url(), acmeKey, CHANGES, { variables: { filter: { ids } } });
+  try {
+    await importDeployments(db.orm.em, cipher, records);
+    const seen = new Set<string>();
+    while (seen.size < ids.length) seen.add((await passing.nextResult()).data.deploymentUpdated.deploymentId);
+  } finally {
+    passing.close();
+  }
+}
+
 /** The fixture's ACME deployment record with `changes`. */
 function acmeDeployment(changes: Record<string, unknown>) {
   const record = fixtureDocument().deployments!.find((d) => d.id === ACME_DEPLOYMENT)!;
@@ -132,7 +148,7 @@ describe('deploymentUpdated over Server-Sent Events', () => {
 
   it('gives a filtered subscriber only deployments that match its filter after the change', async () => {
     const [ready, unused] = [newDeploymentId(), newDeploymentId()];
-    await importDeployments(db.orm.em, cipher, [
+    await importBeforeStreams([
       deploymentRecord(ready, ACME, 'live-filter-ready', 'READY'), deploymentRecord(unused, ACME, 'live-filter-unused', 'UNUSED'),
     ]);
     const filtered = await open(acmeKey, CHANGES, { filter: { statuses: ['READY'], nameContains: 'LIVE-FILTER' } });
@@ -166,7 +182,7 @@ describe('deploymentUpdated over Server-Sent Events', () => {
 
   it('announces a deletion as DELETED without a deployment, except to a stream whose ids leave it out', async () => {
     const [doomed, kept] = [newDeploymentId(), newDeploymentId()];
-    await importDeployments(db.orm.em, cipher, [
+    await importBeforeStreams([
       deploymentRecord(doomed, ACME, 'live-doomed', 'READY', { secrets: [{ name: 'TOKEN', value: 'x' }] }),
       deploymentRecord(kept, ACME, 'live-kept', 'READY'),
     ]);
