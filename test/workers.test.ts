@@ -238,6 +238,7 @@ describe('WORKERS=2', () => {
   });
 
   it('stops the service with one line when workers keep exiting, and stops PostgreSQL', async () => {
+    if (!(await isGone(service.pid))) expect(await service.stop()).toBe(0); // when run alone
     service = await startService(ENV());
     const postgres = await postgresPid();
     for (let exits = 1; exits <= 5; exits++) {
@@ -251,6 +252,7 @@ describe('WORKERS=2', () => {
       process.kill(pid!, 'SIGKILL');
       await service.waitFor(new RegExp(`\\(PID ${pid}\\) was killed by SIGKILL`));
     }
+    await service.waitFor(/workers keep exiting/);
     expect(await service.exited).toBe(1);
     expect(service.output()).toMatch(/"level":"error",.*"msg":"workers keep exiting \(5 times within 60 s; the last: worker \d \(PID \d+\) was killed by SIGKILL\): stopping the service"/);
     expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
