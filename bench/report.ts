@@ -15,11 +15,14 @@ export interface ScenarioResult {
   ofCeiling: number;
 }
 
+/** `cpuMsPerRequest`: the service's CPU (primary and workers) per request. */
+export interface WorkersSample { requestsPerSecond: number; p99Ms: number; cpuMsPerRequest: number; failed: number }
+
 export interface WorkersResult {
   scenario: string;
   workers: number;
-  one: { requestsPerSecond: number; p99Ms: number; failed: number };
-  many: { requestsPerSecond: number; p99Ms: number; failed: number };
+  one: WorkersSample;
+  many: WorkersSample;
 }
 
 export interface ScalingResult {
@@ -48,8 +51,8 @@ export function formatScalingTable(results: ScalingResult[]): string {
 
 export function formatWorkersTable(results: WorkersResult[], connections: number): string {
   const workers = results[0]?.workers ?? 0;
-  const header = `| Scenario | 1 worker: req/s (p99 ms) | ${workers} workers: req/s (p99 ms) | ${workers} workers / 1 | failed |`;
+  const header = `| Scenario | 1 worker: req/s (p99 ms) | ${workers} workers: req/s (p99 ms) | ${workers} workers / 1 | service CPU ms/req, 1 and ${workers} | failed |`;
   const rows = results.map((r) => `| ${r.scenario} | ${r.one.requestsPerSecond.toFixed(0)} (${r.one.p99Ms}) | ${r.many.requestsPerSecond.toFixed(0)} (${r.many.p99Ms}) | `
-    + `${(r.many.requestsPerSecond / r.one.requestsPerSecond).toFixed(2)}× | ${r.one.failed + r.many.failed} |`);
-  return [`Workers (${connections} connections, same interleaving, median of rounds):`, '', header, '|---|---:|---:|---:|---:|', ...rows].join('\n');
+    + `${(r.many.requestsPerSecond / r.one.requestsPerSecond).toFixed(2)}× | ${r.one.cpuMsPerRequest.toFixed(1)}, ${r.many.cpuMsPerRequest.toFixed(1)} | ${r.one.failed + r.many.failed} |`);
+  return [`Workers (${connections} connections, same interleaving, median of rounds):`, '', header, '|---|---:|---:|---:|---:|---:|', ...rows].join('\n');
 }

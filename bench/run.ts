@@ -17,7 +17,7 @@ import { secretsKeyFile } from '../src/modules/secrets/secrets-key.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { benchEnvironment } from './bench-environment.ts';
 import { benchIds, tenantId } from './dataset.ts';
-import { issueBenchKeys, keyFor, machineDescription, PRODUCTION_SERVICE_ENV, rssOf, type BenchKeys } from './harness.ts';
+import { issueBenchKeys, keyFor, machineDescription, PRODUCTION_SERVICE_ENV, rssOf, serviceCpuSeconds, type BenchKeys } from './harness.ts';
 import { scenarios, type Scenario } from './scenarios.ts';
 import { countStatements, type RequestCost } from './statement-count.ts';
 import { rawRequest } from '../test/support/raw-http.ts';
@@ -63,6 +63,7 @@ function startProcess(args: string[], extraEnv: Record<string, string>, ready: R
 
 async function load(scenario: Scenario, baseUrl: string, keys: BenchKeys, seconds: number, pid: number, concurrent = connections, failures: 'throw' | 'count' = 'throw') {
   let rss = rssOf(pid);
+  const cpuBefore = serviceCpuSeconds(pid);
   const sampler = setInterval(() => { rss = Math.max(rss, rssOf(pid)); }, 200);
   const result = await autocannon({
     url: `${baseUrl}${scenario.path}`, method: scenario.method, body: scenario.body, connections: concurrent, duration: seconds,
@@ -71,7 +72,9 @@ async function load(scenario: Scenario, baseUrl: string, keys: BenchKeys, second
   clearInterval(sampler);
   const failed = result.non2xx + result.errors + result.timeouts;
   if (failed > 0 && failures === 'throw') throw new Error(`${scenario.name}: ${failed} failed requests of ${result.requests.total}`);
-  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, rss, failed };
+  // The service's CPU per request (with its workers, if any): what each request costs, however busy the machine.
+  const cpuMsPerRequest = ((serviceCpuSeconds(pid) - cpuBefore) * 1000) / result.requests.total;
+  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, rss, failed, cpuMsPerRequest };
 }
 
 type Sample = Awaited<ReturnType<typeof load>>;
@@ -186,7 +189,8 @@ try {
     }
   }
   const summary = (runs: Sample[]) => ({
-    requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)), p99Ms: median(runs.map((r) => r.p99)), failed: runs.reduce((sum, r) => sum + r.failed, 0),
+    requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)), p99Ms: median(runs.map((r) => r.p99)),
+    cpuMsPerRequest: median(runs.map((r) => r.cpuMsPerRequest)), failed: runs.reduce((sum, r) => sum + r.failed, 0),
   });
   const workers: WorkersResult[] = manyWorkers ? compared.map((scenario) => ({
     scenario: scenario.name, workers: Number(manyWorkers.match[2] ?? 1), one: summary(workersSamples.get(scenario.name)!.one), many: summary(workersSamples.get(scenario.name)!.many),

@@ -63,10 +63,6 @@ export async function runPrimary(config: Config): Promise<void> {
   const shutdown = async (reason: string, code: number) => {
     if (stopping) return;
     stopping = true;
-    stop = () => {
-      pool!.kill();
-      process.exit(130);
-    };
     logger.info({ reason, workers: pool!.serving().length }, 'shutting down: every worker finishes its requests in flight, then the database stops');
     const clean = await pool!.stop(config.shutdownDelayMs + config.shutdownGraceMs + WORKER_STOP_MARGIN_MS);
     await database.close();
