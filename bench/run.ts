@@ -100,7 +100,7 @@ let costs: Map<string, RequestCost>;
 }
 
 // 2. The service as production runs it, and the ceiling beside it.
-const service = await startProcess(['src/main.ts'], PRODUCTION_SERVICE_ENV, /GraphQL ready at (http:\/\/\S+)\/graphql/);
+const service = await startProcess(['src/main.ts'], { ...PRODUCTION_SERVICE_ENV, WORKERS: '1' }, /GraphQL ready at (http:\/\/\S+)\/graphql/);
 const serviceUrl = service.match[1]!.replace('localhost', '127.0.0.1');
 const joined = await openDatabase(config, { migrate: false, whenRunning: 'join' });
 const ceiling = await startProcess(['bench/ceiling.ts', joined.clientUrl, tenantId(0)], {}, /listening (\d+)/);
