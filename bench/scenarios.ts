@@ -74,5 +74,10 @@ export function scenarios({ integrationId, tagValues: [a, b, c] }: BenchIds): Sc
     rest('REST deep page (offset 40,000)', '/v2/deployments?limit=100&offset=40000'),
     rest('REST repositories (50)', `/v1/integrations/codehost/${integrationId}/repos`),
     graphql('GraphQL repositories (50)', `query Repos($id: ID!) { repositories(integrationId: $id) { codeHostId name owner url defaultBranch hostIntegrationId } }`, FULL_CEILING, { id: integrationId }),
+    // Only the columns selected are read (name and url, beside the id and the integration).
+    graphql('GraphQL repositories, light (50, name url)', `query LightRepos($id: ID!) { repositories(integrationId: $id) { name url } }`, LIGHT_CEILING, { id: integrationId }),
+    // Relations read as rows: tag values through the pivot, their keys, the integrations (one statement each).
+    graphql('GraphQL tagged page (20 items, tag values with keys, integration)',
+      '{ deployments(limit: 20) { resources { uuid name tagValues { value tagKey { key } } integration { name } } } }', LIGHT_CEILING),
   ];
 }

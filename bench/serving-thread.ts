@@ -8,6 +8,8 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { openSecretsKeys } from '../src/modules/secrets/secrets-key.ts';
 import { ApiKeyCache } from '../src/modules/tenancy/api-key-cache.ts';
+import { REVOCATION_CHANNEL } from '../src/modules/tenancy/api-key-revocations.ts';
+import { DatabaseNotifications } from '../src/db/database-notifications.ts';
 import { createApp } from '../src/app.ts';
 import { benchEnvironment } from './bench-environment.ts';
 import { issueBenchKeys } from './harness.ts';
@@ -25,8 +27,10 @@ Object.assign(process.env, benchEnvironment());
 const config = loadConfig();
 const database = await openDatabase(config, { migrate: true, whenRunning: 'join' });
 const cipher = await openSecretsKeys(config, database.orm.em.getConnection());
+const notifications = new DatabaseNotifications([REVOCATION_CHANNEL]);
 const apiKeys = new ApiKeyCache();
-await apiKeys.listen(database.clientUrl);
+apiKeys.listenTo(notifications);
+await notifications.start(database.clientUrl);
 try {
   const keys = await issueBenchKeys(database, 'serving-thread');
   const app = createApp({ orm: database.orm, cipher, apiKeys }, { introspection: false, graphiql: false });
@@ -52,6 +56,7 @@ try {
   console.log(`revealed keeps ${((median(samples.masked) / median(samples.revealed)) * 100).toFixed(0)}% of the masked page's rate, as far as the serving thread decides it`);
   await cipher.close();
 } finally {
-  await apiKeys.stop();
+  apiKeys.stop();
+  await notifications.stop();
   await database.close();
 }

@@ -8,6 +8,8 @@ import type { Config } from '../src/config.ts';
 import { createOrmConfig, type AppOrm } from '../src/db/orm-config.ts';
 import { openSecretsKeys } from '../src/modules/secrets/secrets-key.ts';
 import { ApiKeyCache } from '../src/modules/tenancy/api-key-cache.ts';
+import { REVOCATION_CHANNEL } from '../src/modules/tenancy/api-key-revocations.ts';
+import { DatabaseNotifications } from '../src/db/database-notifications.ts';
 import { keyFor, type BenchKeys } from './harness.ts';
 import type { Scenario } from './scenarios.ts';
 import { rawRequest } from '../test/support/raw-http.ts';
@@ -29,8 +31,10 @@ export async function countStatements(clientUrl: string, config: Config, keys: B
     onPoolCreated: (pool) => pool.on('connect', (client) => sockets.add((client as unknown as { connection: { stream: Socket } }).connection.stream)),
   }))) as unknown as AppOrm;
   // As the service runs: with its cache of verified keys (the warm-up request fills it).
+  const notifications = new DatabaseNotifications([REVOCATION_CHANNEL]);
   const apiKeys = new ApiKeyCache();
-  await apiKeys.listen(clientUrl);
+  apiKeys.listenTo(notifications);
+  await notifications.start(clientUrl);
   const { server } = createApp({ orm, cipher: await openSecretsKeys(config, orm.em.getConnection()), apiKeys });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -51,7 +55,8 @@ export async function countStatements(clientUrl: string, config: Config, keys: B
   } finally {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
-    await apiKeys.stop();
+    apiKeys.stop();
+    await notifications.stop();
     await orm.close();
   }
   return counts;

@@ -28,8 +28,11 @@ import { useRootPath } from './http/root-path.plugin.ts';
 import { useStaticAssets } from './http/static-assets.plugin.ts';
 import { usePageSecurity } from './http/page-security.plugin.ts';
 import { useResponseCompression } from './http/response-compression.plugin.ts';
+import { useEventStreams } from './http/event-streams.plugin.ts';
 import { corsOptions } from './http/cors.ts';
 import type { SecretDecryptionError } from './modules/secrets/secret-cipher.ts';
+import { DeploymentChangeFeed } from './modules/deployments/live/deployment-change-feed.ts';
+import { ApiKeySchema } from './modules/tenancy/api-key.entity.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -39,6 +42,8 @@ export interface App {
   metrics: Metrics;
   /** Requests being served; shutdown drains it. */
   inFlight: InFlightRequests;
+  /** The open subscription streams; shutdown completes them. */
+  deploymentChanges: DeploymentChangeFeed;
 }
 
 export interface AppOptions {
@@ -55,12 +60,15 @@ export interface AppOptions {
   maxBodyBytes?: number;
   /** Responses of at least `minBytes` compressed for clients that ask (Accept-Encoding); false: none. Default from 1 KB. */
   compression?: false | { minBytes: number };
+  /** Open subscription streams per API key (in this process). Default 10. */
+  subscriptionsPerKey?: number;
   /** Default: silent (tests); the service passes its configured logger. */
   logger?: Logger;
   metrics?: Metrics;
 }
 
 const DEFAULT_MAX_BODY_BYTES = 100 * 1024;
+export const DEFAULT_SUBSCRIPTIONS_PER_KEY = 10;
 export const DEFAULT_COMPRESSION_MIN_BYTES = 1024;
 
 /** A secret that cannot be decrypted is served as null; the operator learns of it here (log line and metric). */
@@ -78,7 +86,15 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
   const logger = options.logger ?? createLogger('silent');
   const metrics = options.metrics ?? new Metrics();
   const inFlight = new InFlightRequests();
-  const contextServices: AppServices = { ...services, reportUnreadableSecret: reportUnreadableSecret(logger, metrics) };
+  const deploymentChanges = new DeploymentChangeFeed({
+    notifications: services.notifications,
+    streamsPerKey: options.subscriptionsPerKey ?? DEFAULT_SUBSCRIPTIONS_PER_KEY,
+    revokedAmong: (apiKeyIds) => services.orm.em.fork().getRepository(ApiKeySchema).revokedAmong(apiKeyIds),
+    logger,
+    onMissed: (reason) => metrics.changesMissed.inc({ reason }),
+  });
+  metrics.observeSubscriptions(() => deploymentChanges.size);
+  const contextServices: AppServices = { ...services, reportUnreadableSecret: reportUnreadableSecret(logger, metrics), deploymentChanges };
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
@@ -121,6 +137,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
       useGraphQlJit({}, { enableIf: (args) => !hasVariableDefaults(args.document) }),
       // The legacy /v1 and /v2 paths, /openapi.json and /docs: fixed operations through this same Yoga.
       useLegacyRest({ routes: REST_ROUTES, graphqlEndpoint: GRAPHQL_PATH }),
+      useEventStreams(),
       // Last, so that it compresses each answer (of either door, or a probe) with the headers the others gave it.
       ...(compression ? [useResponseCompression({ minBytes: compression.minBytes, metrics })] : []),
     ],
@@ -132,5 +149,5 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
   // A client that trickles its request (slowloris) cannot hold a connection for long.
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
-  return { yoga, server, metrics, inFlight };
+  return { yoga, server, metrics, inFlight, deploymentChanges };
 }

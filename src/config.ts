@@ -38,6 +38,8 @@ export interface Config {
   compressionMinBytes: number | false;
   /** Requests per minute per API key; 0 turns rate limiting off. */
   rateLimitPerMinute: number;
+  /** Open subscription streams (live updates) per API key and process. */
+  subscriptionsPerKey: number;
   /** Shared rate-limit budget across replicas; in-memory when absent. */
   redisUrl: string | undefined;
   logLevel: LogLevel;
@@ -212,7 +214,7 @@ function parseWorkers(env: Env, name: string): number {
 }
 
 /**
- * Each worker opens up to DB_POOL_MAX connections and one more to hear revocations. The embedded server's limit
+ * Each worker opens up to DB_POOL_MAX connections and its LISTEN connection. The embedded server's limit
  * is known: a sum above it would show only under load, as requests failing for want of a connection.
  */
 function checkEmbeddedConnections(env: Env, workers: number, poolMax: number): void {
@@ -260,6 +262,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: parseInteger(env, 'MAX_BODY_BYTES', 100 * 1024, 1024, 100 * 1024 * 1024),
     compressionMinBytes: parseBoolean(env, 'COMPRESSION', true) ? compressionMinBytes : false,
     rateLimitPerMinute: parseInteger(env, 'RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000),
+    subscriptionsPerKey: parseInteger(env, 'SUBSCRIPTIONS_PER_KEY', 10, 1, 10_000),
     redisUrl: parseRedisUrl(env, 'REDIS_URL'),
     logLevel: parseLogLevel(env, 'LOG_LEVEL'),
     database: {

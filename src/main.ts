@@ -14,6 +14,9 @@ import { DEMO_TENANT_ID } from './demo/demo-dataset.ts';
 import { describeFailure } from './expected-errors.ts';
 import { createApp, GRAPHQL_PATH, type App, type AppOptions } from './app.ts';
 import { ApiKeyCache } from './modules/tenancy/api-key-cache.ts';
+import { REVOCATION_CHANNEL } from './modules/tenancy/api-key-revocations.ts';
+import { DEPLOYMENT_CHANGE_CHANNEL } from './modules/deployments/live/change-notifications.ts';
+import { DatabaseNotifications } from './db/database-notifications.ts';
 import { createLogger, type Logger } from './observability/logger.ts';
 import { Metrics } from './observability/metrics.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
@@ -54,6 +57,7 @@ interface Services {
   database: Database;
   cipher: SecretCipher;
   apiKeys: ApiKeyCache;
+  notifications: DatabaseNotifications;
   rateLimiter: RateLimiter | undefined;
   metrics: Metrics;
   logger: Logger;
@@ -62,10 +66,10 @@ interface Services {
 
 /** Listens, and returns the app with what to announce once it can also be stopped cleanly. A worker's demo key comes from the primary. */
 async function serve(config: Config, services: Services, worker: WorkerBrief | undefined): Promise<Serving> {
-  const { database, cipher, apiKeys, rateLimiter, metrics, logger, trustedDocuments } = services;
+  const { database, cipher, apiKeys, notifications, rateLimiter, metrics, logger, trustedDocuments } = services;
   const demo = worker ? worker.demo
     : database.mode === 'embedded' && config.seedDemoData ? await ensureDemoData(database.orm, cipher, config.dataDir) : undefined;
-  const app = createApp({ orm: database.orm, cipher, apiKeys, rateLimiter }, {
+  const app = createApp({ orm: database.orm, cipher, apiKeys, rateLimiter, notifications }, {
     demoApiKey: demo && 'key' in demo ? demo.key : undefined,
     introspection: config.graphqlIntrospection,
     graphiql: config.graphiql,
@@ -73,6 +77,7 @@ async function serve(config: Config, services: Services, worker: WorkerBrief | u
     corsOrigins: config.corsOrigins,
     maxBodyBytes: config.maxBodyBytes,
     compression: config.compressionMinBytes !== false && { minBytes: config.compressionMinBytes },
+    subscriptionsPerKey: config.subscriptionsPerKey,
     logger,
     metrics,
   });
@@ -123,19 +128,23 @@ async function main(): Promise<void> {
     await database.close();
     throw error;
   });
-  // Verified keys are cached while revocations can reach the cache (LISTEN on the database).
+  // One LISTEN connection for the process: key revocations (verified keys are cached while they can reach the
+  // cache) and deployment changes (live updates).
+  const notifications = new DatabaseNotifications([REVOCATION_CHANNEL, DEPLOYMENT_CHANGE_CHANNEL]);
   const apiKeys = new ApiKeyCache();
-  await apiKeys.listen(database.clientUrl);
+  apiKeys.listenTo(notifications);
+  await notifications.start(database.clientUrl);
   const rateLimiter = config.rateLimitPerMinute > 0
     ? new RateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger, acrossWorkers: Boolean(primary) })
     : undefined;
   if (rateLimiter && !(await rateLimiter.connected(2000))) logger.warn('REDIS_URL does not answer yet; rate limits are kept per process until it does');
   let serving: Serving;
   try {
-    serving = await serve(config, { database, cipher, apiKeys, rateLimiter, metrics, logger, trustedDocuments }, primary?.brief);
+    serving = await serve(config, { database, cipher, apiKeys, notifications, rateLimiter, metrics, logger, trustedDocuments }, primary?.brief);
   } catch (error) {
     await rateLimiter?.close();
-    await apiKeys.stop();
+    apiKeys.stop();
+    await notifications.stop();
     await database.close();
     throw error;
   }
@@ -145,10 +154,13 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, inFlight: serving.app.inFlight.size }, 'shutting down: finishing requests in flight, then stopping');
-    await drainServer(serving.app.server, serving.app.inFlight, { delayMs: config.shutdownDelayMs, graceMs: config.shutdownGraceMs }, logger);
+    const { app } = serving;
+    await drainServer(app.server, app.inFlight, { delayMs: config.shutdownDelayMs, graceMs: config.shutdownGraceMs }, logger, app.deploymentChanges);
+    app.deploymentChanges.stop();
     await cipher.close();
     await rateLimiter?.close();
-    await apiKeys.stop();
+    apiKeys.stop();
+    await notifications.stop();
     await database.close();
     logger.info('stopped');
     logger.flush();

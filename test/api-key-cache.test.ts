@@ -4,6 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayPrefix } from '../src/modules/tenancy/api-key-secret.ts';
 import { ApiKeyCache } from '../src/modules/tenancy/api-key-cache.ts';
+import { REVOCATION_CHANNEL } from '../src/modules/tenancy/api-key-revocations.ts';
+import { DatabaseNotifications } from '../src/db/database-notifications.ts';
 import { revokeApiKey } from '../src/modules/tenancy/api-key.service.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
 import { ACME, importFixture, issueKey, newCipher } from './support/fixtures.ts';
@@ -13,6 +15,7 @@ import { createTestDatabase, type TestDatabase } from './support/test-database.t
 let db: TestDatabase;
 let app: RunningApp;
 let cache: ApiKeyCache;
+let notifications: DatabaseNotifications;
 let keyQueries = 0;
 
 const TENANT = '{ tenant { name } }';
@@ -22,13 +25,16 @@ beforeAll(async () => {
   db = await createTestDatabase({ onQuery: (sql) => { if (/from "api_key"/.test(sql)) keyQueries++; } });
   const cipher = newCipher();
   await importFixture(db.orm.em.fork(), cipher);
+  notifications = new DatabaseNotifications([REVOCATION_CHANNEL]);
   cache = new ApiKeyCache();
-  await cache.listen(db.url);
+  cache.listenTo(notifications);
+  await notifications.start(db.url);
   app = await startApp(db.orm, cipher, cache);
 });
 afterAll(async () => {
   await app?.close();
-  await cache?.stop();
+  cache?.stop();
+  await notifications?.stop();
   await db?.drop();
 });
 

@@ -1,7 +1,8 @@
 // The typed client of examples/frontend, as CI's guard for frontends: its generated types and trusted-documents
 // manifest are what codegen makes of today's schema.graphql, the example type-checks against them, and its
 // script lists deployments from a real gateway, sending document text (TRUSTED_DOCUMENTS=off) or only
-// document ids to a gateway that requires its manifest. A schema change that breaks a frontend fails here.
+// document ids to a gateway that requires its manifest, then prints the live changes a subscription brings. A
+// schema change that breaks a frontend fails here.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,8 @@ import { schema } from '../src/graphql/schema.ts';
 import { loadTrustedDocuments } from '../src/graphql/trusted-documents.ts';
 import type { RunningApp } from './support/app-server.ts';
 import { startDemoApp, type DemoApp } from './support/demo-app.ts';
+import { deploymentRecord, importDeployments, newDeploymentId } from './support/live-data.ts';
+import { DEMO_TENANT_ID } from '../src/demo/demo-dataset.ts';
 
 const EXAMPLE = path.join(PROJECT_ROOT, 'examples/frontend');
 const GENERATED = path.join(EXAMPLE, 'src/gql');
@@ -34,17 +37,44 @@ describe('the generated client code', () => {
   });
 });
 
-/** Runs the example's script as a user does, and returns what it printed. */
-function runDashboard(env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+interface Run {
+  /** Resolves once the script has printed text matching `pattern` (rejects if it ends first). */
+  printed(pattern: RegExp): Promise<string>;
+  /** Sends Ctrl-C. */
+  interrupt(): void;
+  ended: Promise<{ code: number | null; stdout: string; stderr: string }>;
+}
+
+/** Runs the example's script as a user does. */
+function startDashboard(env: Record<string, string>, args: string[]): Run {
   const child = spawn(process.execPath, [path.join(EXAMPLE, 'src/dashboard.ts'), ...args], {
     cwd: PROJECT_ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+  const waiting: Array<() => void> = [];
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    waiting.splice(0).forEach((check) => check());
+  });
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+  const ended = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+  return {
+    ended,
+    interrupt: () => child.kill('SIGINT'),
+    printed: (pattern) => new Promise((resolve, reject) => {
+      const check = () => {
+        if (pattern.test(stdout)) resolve(stdout);
+        else waiting.push(check);
+      };
+      void ended.then(() => reject(new Error(`the script ended without printing ${pattern}:\n${stdout}${stderr}`)));
+      check();
+    }),
+  };
 }
+
+/** Runs the example's script once (`--once`: no watching), and returns what it printed. */
+const runDashboard = (env: Record<string, string>, args: string[] = []) => startDashboard(env, [...args, '--once']).ended;
 
 describe('the dashboard script', () => {
   let demo: DemoApp;
@@ -89,5 +119,20 @@ describe('the dashboard script', () => {
     const { code, stderr } = await runDashboard({ GRAPHQL_URL: `${requiring.url}/graphql`, API_KEY: demo.key });
     expect(code).toBe(1);
     expect(stderr).toMatch(/^HTTP 400: This server runs only its trusted documents.+\[PERSISTED_QUERY_REQUIRED\]\nThe gateway runs only trusted documents: run this with TRUSTED_DOCUMENTS=require too\.\n$/);
+  });
+
+  it.each(['off', 'require'] as const)('then prints each change as it happens, until Ctrl-C (trusted documents %s)', async (mode) => {
+    const url = mode === 'off' ? demo.app.url : requiring.url;
+    const run = startDashboard({ GRAPHQL_URL: `${url}/graphql`, API_KEY: demo.key, TRUSTED_DOCUMENTS: mode }, []);
+    await run.printed(/\nWatching for changes \(Ctrl-C to stop\)…\n/);
+    const id = newDeploymentId();
+    await importDeployments(demo.db.orm.em, demo.cipher, [deploymentRecord(id, DEMO_TENANT_ID, `example-live-${mode}`, 'AWAITING_DATABASE')]);
+    await run.printed(new RegExp(`\\n {2}CREATED +AWAITING_DATABASE +DEV +example-live-${mode} `));
+    await importDeployments(demo.db.orm.em, demo.cipher, [deploymentRecord(id, DEMO_TENANT_ID, `example-live-${mode}`, 'READY')]);
+    await run.printed(new RegExp(`\\n {2}UPDATED +READY +DEV +example-live-${mode} `));
+    run.interrupt();
+    const { code, stderr } = await run.ended;
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 });

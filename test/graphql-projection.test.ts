@@ -3,7 +3,7 @@
 // and @include/@skip; secret values stay masked without the scope; another tenant's rows stay out; and a light
 // page does not read the jsonb columns at all.
 import fc from 'fast-check';
-import { getNamedType, isLeafType, isObjectType, type GraphQLObjectType } from 'graphql';
+import type { GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemoDocument, DEMO_TENANT_ID } from '../src/demo/demo-dataset.ts';
 import { schema } from '../src/graphql/schema.ts';
@@ -11,7 +11,9 @@ import { importDocument } from '../src/import/importer.ts';
 import { parseImportDocument } from '../src/import/parse-document.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
 import { selectEverything } from './support/select-everything.ts';
+import { partialDocument, printings, project, skipVariables, treeOf, type Printing } from './support/generated-selections.ts';
 import { ACME, fixtureText, GLOBEX, issueKey, newCipher } from './support/fixtures.ts';
+import { expectGraphQLError } from './support/graphql-expect.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 let db: TestDatabase;
@@ -39,68 +41,16 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function query(text: string, key = secretsKey, variables?: Record<string, unknown>) {
+async function query(text: string, key = secretsKey, variables?: Record<string, unknown>): Promise<any> {
   const { status, body } = await app.graphql(text, { 'x-api-key': key }, variables);
   expect(body.errors, text).toBeUndefined();
   expect(status).toBe(200);
   return body.data;
 }
 
-/** A selection: field name to its subselection (null for a leaf). */
-type Tree = Map<string, Tree | null>;
-
-/**
- * Random selections of a type's fields, nested objects included (no type twice on a path); as the full read
- * (selectEverything), only fields that need no argument.
- */
-function treeOf(type: GraphQLObjectType, path: string[] = []): fc.Arbitrary<Tree> {
-  const fields = Object.values(type.getFields()).filter((field) => {
-    if (field.args.some((arg) => arg.type.toString().endsWith('!'))) return false;
-    const named = getNamedType(field.type);
-    return isLeafType(named) || (isObjectType(named) && !path.includes(named.name) && path.length < 2);
-  });
-  return fc.subarray(fields, { minLength: 1 }).chain((chosen) => fc.tuple(...chosen.map((field) => {
-    const named = getNamedType(field.type);
-    return isLeafType(named) ? fc.constant([field.name, null] as const) : treeOf(named as GraphQLObjectType, [...path, type.name]).map((sub) => [field.name, sub] as const);
-  })).map((entries) => new Map(entries)));
-}
-
-interface Printing { aliases: boolean; fragment: 'none' | 'inline' | 'named'; skipped?: string }
-
-/** Aliased (`aliases`): the first few top-level fields (the documents' alias limit is 15). */
-const aliased = (printing: Printing, depth: number, index: number) => printing.aliases && depth === 0 && index < 5;
-
-/** `skipped`: that top-level field twice, once with @skip(if: true), once with @include(if: false). */
-function print(tree: Tree, printing: Printing, depth = 0): string {
-  return [...tree].map(([name, sub], index) => {
-    const alias = aliased(printing, depth, index) ? `a_${name}: ` : '';
-    const selection = sub ? ` { ${print(sub, printing, depth + 1)} }` : '';
-    if (depth > 0 || printing.skipped !== name) return `${alias}${name}${selection}`;
-    return `${alias}${name} @skip(if: $yes)${selection} ${alias}${name} @include(if: $no)${selection}`;
-  }).join(' ');
-}
-
-/** The fields of `tree` taken from a full result (aliases renamed), as the partial query must return them. */
-function project(value: unknown, tree: Tree, printing: Printing, depth = 0): unknown {
-  if (value === null) return null;
-  if (Array.isArray(value)) return value.map((item) => project(item, tree, printing, depth));
-  const object = value as Record<string, unknown>;
-  return Object.fromEntries([...tree]
-    .map(([name, sub], index) => [aliased(printing, depth, index) ? `a_${name}` : name, sub ? project(object[name], sub, printing, depth + 1) : object[name], name] as const)
-    .filter(([, , name]) => !(depth === 0 && printing.skipped === name))
-    .map(([key, value]) => [key, value]));
-}
-
-function document(tree: Tree, printing: Printing, list: 'page' | 'connection'): string {
-  const body = print(tree, printing);
-  const selection = printing.fragment === 'inline' ? `... on Deployment { ${body} }` : printing.fragment === 'named' ? '...Chosen' : body;
-  const fragment = printing.fragment === 'named' ? `fragment Chosen on Deployment { ${body} }` : '';
-  const listing = list === 'page'
-    ? `deployments(limit: 100) { resources { ${selection} } }`
-    : `deploymentsConnection(first: 100) { edges { node { ${selection} } } }`;
-  const variables = printing.skipped ? '($yes: Boolean!, $no: Boolean!)' : '';
-  return `query Partial${variables} { ${listing} } ${fragment}`;
-}
+const deploymentListing = (list: 'page' | 'connection') => (selection: string) => (list === 'page'
+  ? `deployments(limit: 100) { resources { ${selection} } }`
+  : `deploymentsConnection(first: 100) { edges { node { ${selection} } } }`);
 
 describe('a partial selection', () => {
   let full: unknown[];
@@ -110,14 +60,10 @@ describe('a partial selection', () => {
   });
 
   it('returns exactly the same fields of a full read, on both listings, whatever the selection and its form', { timeout: 120_000 }, async () => {
-    const printing = fc.record({
-      aliases: fc.boolean(),
-      fragment: fc.constantFrom('none', 'inline', 'named') as fc.Arbitrary<Printing['fragment']>,
-    });
-    await fc.assert(fc.asyncProperty(treeOf(DEPLOYMENT), printing, fc.boolean(), fc.constantFrom('page', 'connection') as fc.Arbitrary<'page' | 'connection'>,
+    await fc.assert(fc.asyncProperty(treeOf(DEPLOYMENT), printings, fc.boolean(), fc.constantFrom('page', 'connection') as fc.Arbitrary<'page' | 'connection'>,
       async (tree, form, skipOne, list) => {
         const shown: Printing = { ...form, skipped: skipOne ? [...tree.keys()][0] : undefined };
-        const data = await query(document(tree, shown, list), secretsKey, shown.skipped ? { yes: true, no: false } : undefined);
+        const data = await query(partialDocument(tree, shown, 'Deployment', deploymentListing(list)), secretsKey, skipVariables(shown));
         const items = list === 'page' ? data.deployments.resources : data.deploymentsConnection.edges.map((edge: { node: unknown }) => edge.node);
         expect(items).toEqual(project(full, tree, shown));
       }), { numRuns: 60 });
@@ -164,7 +110,7 @@ describe('the statement of a page', () => {
     return page[0]!;
   };
 
-  it('reads no jsonb column for a light page, and only the one asked for otherwise', async () => {
+  it('reads no jsonb column for a light page, and only the ones (or their keys) asked for otherwise', async () => {
     const light = await pageStatement('uuid name status');
     for (const column of JSONB_COLUMNS) expect(light).not.toContain(`"${column}"`);
     // Two numbers of the resource spec: those two keys of its column, not the 3.6 KB object.
@@ -172,8 +118,90 @@ describe('the statement of a page', () => {
     expect(withSpec).toContain("jsonb_build_object('cpu', e.resource_spec->'cpu', 'memory_mb', e.resource_spec->'memory_mb')");
     expect(withSpec).not.toContain('"e"."resource_spec"');
     expect(withSpec).not.toContain('source_config');
+    // A deployment's integration: the one key of its source config that names it.
+    const withIntegration = await pageStatement('uuid integration { name }');
+    expect(withIntegration).toContain("jsonb_build_object('integration_id', e.source_config->'integration_id')");
+    expect(withIntegration).not.toContain('"e"."source_config"');
     // The guard of the guard: the full record reads them all.
     const everything = await pageStatement(selectEverything(DEPLOYMENT).slice(1, -1));
     for (const column of JSONB_COLUMNS) expect(everything).toContain(`"${column}"`);
+  });
+});
+
+describe('a partial selection of repositories', () => {
+  const REPOSITORY = schema.getType('Repository') as GraphQLObjectType;
+  const everyField = selectEverything(REPOSITORY);
+  /** The three listings of repositories: of a code-host integration, of a managed one, and nested in the integrations. */
+  type Listing = { field: 'repositories' | 'managedRepositories'; id: string } | { field: 'nested' };
+  const listingOf = (listing: Listing) => (selection: string) => (listing.field === 'nested'
+    ? `integrations { repositories { ${selection} } }`
+    : `${listing.field}(integrationId: $id) { ${selection} }`);
+  const variablesOf = (listing: Listing): [string[], Record<string, unknown>] => (listing.field === 'nested' ? [[], {}] : [['$id: ID!'], { id: listing.id }]);
+  const itemsOf = (listing: Listing, data: any): unknown[] => (listing.field === 'nested'
+    ? data.integrations.flatMap((integration: { repositories: unknown[] }) => integration.repositories)
+    : data[listing.field]);
+  const read = async (listing: Listing, selection: string, key = secretsKey) => {
+    const [definitions, variables] = variablesOf(listing);
+    const header = definitions.length > 0 ? `(${definitions.join(', ')})` : '';
+    return itemsOf(listing, await query(`query${header} { ${listingOf(listing)(selection)} }`, key, variables));
+  };
+
+  let listings: Listing[];
+  const full = new Map<Listing, unknown[]>();
+  beforeAll(async () => {
+    const integrations: { uuid: string; kind: string }[] = (await query('{ integrations { uuid kind } }')).integrations;
+    listings = [
+      ...integrations.map((integration): Listing => ({ field: integration.kind === 'CODEHOST' ? 'repositories' : 'managedRepositories', id: integration.uuid })),
+      { field: 'nested' },
+    ];
+    for (const listing of listings) full.set(listing, await read(listing, everyField.slice(1, -1)));
+    // Both kinds of integration, each with repositories, or the comparison would prove little.
+    expect(new Set(listings.filter((listing) => full.get(listing)!.length > 1).map((listing) => listing.field)))
+      .toEqual(new Set(['repositories', 'managedRepositories', 'nested']));
+  });
+
+  it('returns exactly the same fields of a full read, on every listing, whatever the selection and its form', { timeout: 120_000 }, async () => {
+    await fc.assert(fc.asyncProperty(treeOf(REPOSITORY), printings, fc.boolean(), fc.nat(),
+      async (tree, form, skipOne, pick) => {
+        const listing = listings[pick % listings.length]!;
+        const shown: Printing = { ...form, skipped: skipOne ? [...tree.keys()][0] : undefined };
+        const [definitions, variables] = variablesOf(listing);
+        const data = await query(partialDocument(tree, shown, 'Repository', listingOf(listing), definitions), secretsKey, { ...variables, ...skipVariables(shown) });
+        expect(itemsOf(listing, data)).toEqual(project(full.get(listing), tree, shown));
+      }), { numRuns: 60 });
+  });
+
+  it('reads only the selected columns, and the id and integration every listing reads', async () => {
+    const listing = listings.find((candidate) => candidate.field === 'repositories')!;
+    const selectedColumnsOf = async (selection: string) => {
+      statements = [];
+      await read(listing, selection);
+      const reads = statements.filter((sql) => /from "source_repository"/.test(sql));
+      expect(reads).toHaveLength(1);
+      return reads[0]!.slice('select '.length, reads[0]!.indexOf(' from '));
+    };
+    expect(await selectedColumnsOf('name')).toBe('"e"."id", "e"."integration_id", "e"."name"');
+    expect(await selectedColumnsOf('url a: name __typename')).toBe('"e"."id", "e"."integration_id", "e"."name", "e"."url"');
+    // The guard of the guard: every field reads every column a repository shows (as REST's full record does).
+    expect(await selectedColumnsOf(everyField.slice(1, -1)))
+      .toBe('"e"."id", "e"."integration_id", "e"."code_host_id", "e"."default_branch", "e"."name", "e"."owner", "e"."url"');
+  });
+
+  it("answers another tenant's integration as it does a full read: not found, whatever the selection", async () => {
+    for (const listing of listings) {
+      if (listing.field === 'nested') continue;
+      for (const selection of ['name', 'url owner', everyField.slice(1, -1)]) {
+        const response = await app.graphql(`query($id: ID!) { ${listing.field}(integrationId: $id) { ${selection} } }`, { 'x-api-key': otherTenantKey }, { id: listing.id });
+        expectGraphQLError(response, 'NOT_FOUND', `Integration ${listing.id} not found.`);
+      }
+    }
+    // The other tenant's own listings, partial and full, hold its repositories only.
+    const demoUrls = new Set(full.get(listings.at(-1)!)!.map((repository) => (repository as { url: string }).url));
+    const nested: Listing = { field: 'nested' };
+    const acmeFull = await read(nested, everyField.slice(1, -1), otherTenantKey);
+    const acmePartial = await read(nested, 'url', otherTenantKey);
+    expect(acmePartial).toEqual(acmeFull.map((repository) => ({ url: (repository as { url: string }).url })));
+    expect(acmePartial.length).toBeGreaterThan(0);
+    expect(acmePartial.filter((repository) => demoUrls.has((repository as { url: string }).url))).toEqual([]);
   });
 });

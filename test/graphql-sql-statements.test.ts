@@ -106,3 +106,53 @@ describe('SQL statements per deployments page', () => {
     expect(counts).toEqual([counts[0], counts[0], counts[0]]);
   });
 });
+
+describe('SQL statements of relations and repository listings', () => {
+  const repository = selectEverything(schema.getType('Repository') as GraphQLObjectType);
+  const sizes = [1, 20, 60];
+  const integrationIds = sizes.map(() => randomUUID());
+
+  beforeAll(async () => {
+    const integrations = sizes.map((size, index) => ({
+      id: integrationIds[index], tenant_id: DEMO_TENANT_ID, kind: 'codehost', codehost: 'github', name: `sized-${size}`,
+      repositories: Array.from({ length: size }, (_, n) => ({
+        id: 900_000 + index * 1000 + n, owner: 'sized', name: `repo-${n}`, url: `https://git.example/sized/repo-${n}`, default_branch: 'main',
+      })),
+    }));
+    await importDocument(db.orm.em.fork(), parseImportDocument(JSON.stringify({ integrations })), newCipher());
+  });
+
+  it('lists 1, 20 or 60 repositories with every field in the same statements', async () => {
+    const counts = [];
+    for (const [index, id] of integrationIds.entries()) {
+      const { body, count } = await statementsFor(`query($id: ID!) { repositories(integrationId: $id) ${repository} }`, { id });
+      expect(body.data.repositories).toHaveLength(sizes[index]!);
+      counts.push(count);
+    }
+    // authentication (1), the integration, its repositories; each repository's integration is the one already read
+    expect(counts).toEqual([3, 3, 3]);
+  });
+
+  it('lists the repositories of every integration in one statement', async () => {
+    const { body, count } = await statementsFor(`{ integrations { uuid repositories ${repository} } }`, {});
+    expect(body.data.integrations.filter((integration: { repositories: unknown[] }) => integration.repositories.length > 1).length).toBeGreaterThan(2);
+    // authentication, the integrations, their repositories
+    expect(count).toBe(3);
+  });
+
+  it('reads the tags and integrations of 10, 50 or 100 deployments in the same statements', async () => {
+    const query = `query($limit: Int!) { deployments(limit: $limit) { resources {
+      uuid tagValues { uuid value tagKey { key values { uuid value } } } integration { uuid name repositories { name url } }
+    } } }`;
+    const counts = [];
+    for (const limit of [10, 50, 100]) {
+      const { body, count } = await statementsFor(query, { limit });
+      const page = body.data.deployments.resources;
+      expect(page).toHaveLength(limit);
+      expect(page.filter((d: any) => d.tagValues.length > 1 && d.integration?.repositories.length > 1).length).toBeGreaterThan(limit / 10);
+      counts.push(count);
+    }
+    // authentication, the page, its tag values, their keys, the keys' values, the integrations, their repositories
+    expect(counts).toEqual([7, 7, 7]);
+  });
+});

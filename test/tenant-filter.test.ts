@@ -37,14 +37,14 @@ describe('tenant filter', () => {
 
   it('makes a custom repository method without a tenant throw instead of returning another tenant\'s row', async () => {
     const unscoped = db.orm.em.fork().getRepository(IntegrationSchema);
-    await expect(unscoped.findOfKind(GLOBEX_INTEGRATION, 'managed')).rejects.toThrow(TenantScopeMissingError);
+    await expect(unscoped.findRowsByIds([GLOBEX_INTEGRATION])).rejects.toThrow(TenantScopeMissingError);
   });
 
   it('shows a scoped EntityManager only its own tenant\'s rows', async () => {
     const acme = scopeToTenant(db.orm.em, ACME);
     expect((await acme.find(DeploymentSchema, {})).map((d) => d.id)).toEqual([ACME_DEPLOYMENT]);
     expect(await acme.count(SecretSchema, {})).toBe(2);
-    expect(await acme.getRepository(IntegrationSchema).findOfKind(ACME_INTEGRATION, 'codehost')).not.toBeNull();
+    expect((await acme.getRepository(IntegrationSchema).findRowsByIds([ACME_INTEGRATION])).map((row) => row?.kind)).toEqual(['codehost']);
 
     const globex = scopeToTenant(db.orm.em, GLOBEX);
     expect((await globex.find(DeploymentSchema, {})).map((d) => d.id)).toEqual([GLOBEX_DEPLOYMENT]);
@@ -54,7 +54,7 @@ describe('tenant filter', () => {
   it('treats another tenant\'s row as missing, even when asked for by id', async () => {
     const acme = scopeToTenant(db.orm.em, ACME);
     expect(await acme.findOne(DeploymentSchema, { id: GLOBEX_DEPLOYMENT })).toBeNull();
-    expect(await acme.getRepository(IntegrationSchema).findOfKind(GLOBEX_INTEGRATION, 'managed')).toBeNull();
+    expect(await acme.getRepository(IntegrationSchema).findRowsByIds([GLOBEX_INTEGRATION])).toEqual([null]);
     expect(await acme.find(SecretSchema, { deployment: GLOBEX_DEPLOYMENT })).toEqual([]);
   });
 
@@ -113,6 +113,25 @@ describe('tenant filter', () => {
     const globex = scopeToTenant(db.orm.em, GLOBEX);
     const [ofGlobex] = await secretsAndReferencesOf(globex, [GLOBEX_DEPLOYMENT], withCiphertexts);
     expect(ofGlobex!.secrets.map((secret) => secret.name)).toEqual(['OTHER_SECRET']);
+  });
+
+  // A page's tag values are read through the pivot table, which has no tenant of its own: the deployments and
+  // the values are each limited to the tenant, so a link to another tenant's value (a damaged row) shows nothing.
+  it("keeps a page's tag values within the tenant, even where the pivot links another tenant's value", async () => {
+    const [prod, payments] = ['77777777-7777-4777-8777-777777777771', '77777777-7777-4777-8777-777777777773'];
+    await db.query('insert into deployment_tag_value (deployment_id, tag_value_id) values ($1, $2)', [GLOBEX_DEPLOYMENT, prod]);
+    try {
+      const valuesOf = (tenant: string) => scopeToTenant(db.orm.em, tenant).getRepository(TagValueSchema).valuesOfDeployments([ACME_DEPLOYMENT, GLOBEX_DEPLOYMENT]);
+      const ids = (lists: { id: string }[][]) => lists.map((values) => values.map((value) => value.id).sort());
+      for (let round = 0; round < 2; round++) {
+        const [acme, globex] = await Promise.all([valuesOf(ACME), valuesOf(GLOBEX)]);
+        expect(ids(acme)).toEqual([[prod, payments].sort(), []]);
+        expect(ids(globex)).toEqual([[], []]);
+      }
+      await expect(db.orm.em.fork().getRepository(TagValueSchema).valuesOfDeployments([GLOBEX_DEPLOYMENT])).rejects.toThrow(TenantScopeMissingError);
+    } finally {
+      await db.query('delete from deployment_tag_value where deployment_id = $1', [GLOBEX_DEPLOYMENT]);
+    }
   });
 
   it('rejects an empty tenant id as a scope', async () => {

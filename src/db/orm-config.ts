@@ -61,6 +61,9 @@ export function createOrmConfig({
     autoJoinRefsForFilters: false,
     // A mistyped DATABASE_URL must fail, not silently create (and serve) an empty database.
     ensureDatabase: false,
+    // The triggers and functions that announce deployment changes (live updates) are written by hand in their
+    // migration, not declared on entities: generated migrations must leave them alone, not drop them.
+    schemaGenerator: { ignoreTriggers: true, ignoreRoutines: true },
     migrations: {
       path: MIGRATIONS_DIR,
       pathTs: MIGRATIONS_DIR,

@@ -33,6 +33,16 @@ export class TenantSafeEntityManager extends EntityManager {
     throw new Error('EntityManager.addFilter is not supported: declare filters on the entities');
   }
 
+  /**
+   * Joins the relation `field` (`alias.property`) of a QueryBuilder from filteredQueryBuilder() with the target
+   * entity's active filters in the join condition, as MikroORM's own find does for the relations it joins (a
+   * QueryBuilder's explicit join has none): a joined tenant-owned row is the tenant's too, or no row.
+   */
+  async filteredJoin<Entity extends object>(qb: QueryBuilder<Entity, any>, field: string, alias: string, target: EntityName): Promise<void> {
+    const condition = await this.applyFilters(target, {}, {}, 'read');
+    qb.join(field as never, alias, (condition ?? {}) as never);
+  }
+
   /** A QueryBuilder with every active filter applied, the tenant filter included (it throws without a tenant). */
   async filteredQueryBuilder<Entity extends object, RootAlias extends string = never>(
     entityName: EntityName<Entity>, alias?: RootAlias,

@@ -7,10 +7,11 @@ import { AuthError, authenticate, type Principal } from '../modules/tenancy/auth
 import type { ApiKeyCache } from '../modules/tenancy/api-key-cache.ts';
 import type { SecretCipher, SecretDecryptionError } from '../modules/secrets/secret-cipher.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
+import type { DatabaseNotifications } from '../db/database-notifications.ts';
+import type { DeploymentChangeFeed } from '../modules/deployments/live/deployment-change-feed.ts';
 import { currentRequestScope } from '../observability/request-scope.ts';
 import { authErrorToGraphQL, rateLimitToGraphQL } from './errors.ts';
 import { RequestLoaders } from './loaders.ts';
-import { revealedSecrets, type RevealedSecrets } from '../modules/deployments/secret-values.ts';
 
 export interface AppServices {
   orm: AppOrm;
@@ -21,26 +22,30 @@ export interface AppServices {
   rateLimiter?: RateLimiter;
   /** Told of every secret that cannot be decrypted (the app logs and counts it). */
   reportUnreadableSecret?: (error: SecretDecryptionError) => void;
+  /** The process's LISTEN connection; without it, subscriptions are refused. */
+  notifications?: DatabaseNotifications;
+  /** Live deployment changes (the app makes it from `notifications`). */
+  deploymentChanges?: DeploymentChangeFeed;
 }
 
 export interface GraphQLContext {
   principal: Principal;
   em: TenantSafeEntityManager;
   loaders: RequestLoaders;
-  /** The page's secrets with their values decrypted in one batch (null for a key without the scope). */
-  revealedSecrets: RevealedSecrets | null;
   cipher: SecretCipher;
   reportUnreadableSecret: (error: SecretDecryptionError) => void;
+  /** Where subscriptions get their streams. */
+  deploymentChanges: DeploymentChangeFeed | undefined;
 }
 
 export async function createGraphQLContext(request: Request, services: AppServices): Promise<GraphQLContext> {
   const principal = authenticatedRequests.get(request) ?? await authenticateWithinLimits(request, services);
   const em = scopeToTenant(services.orm.em, principal.tenantId);
   return {
-    principal, em, loaders: new RequestLoaders(em, principal.mayReadSecrets),
-    revealedSecrets: principal.mayReadSecrets ? revealedSecrets(em, services.cipher) : null,
+    principal, em, loaders: new RequestLoaders(em, principal.mayReadSecrets ? services.cipher : null),
     cipher: services.cipher,
     reportUnreadableSecret: services.reportUnreadableSecret ?? (() => {}),
+    deploymentChanges: services.deploymentChanges,
   };
 }
 

@@ -1,21 +1,14 @@
-// One object per request owns every DataLoader, so nested fields of a whole page load in one query per
-// relation, and nothing is cached beyond the request. All reads go through the tenant-scoped EntityManager.
-import DataLoader from 'dataloader';
+// The request's DataLoaders, assembled from each domain's own: nested fields of a whole page load in one
+// statement per relation, and nothing is cached beyond the request (the context makes one per request, and a
+// subscription one per chunk of events). Every read goes through the tenant-scoped EntityManager.
+import type DataLoader from 'dataloader';
 import type { TenantSafeEntityManager } from '../db/tenant-safe-entity-manager.ts';
-import { alphabetical, compareAlphabetically } from '../modules/common/text-queries.ts';
-import { TenantOwnedRepository } from '../modules/common/tenant-owned.repository.ts';
-import { DeploymentSchema } from '../modules/deployments/deployment.entity.ts';
-import type { DeploymentRow } from '../modules/deployments/deployment-row.ts';
-import { secretsAndReferencesOf, type SecretsOfDeployment } from '../modules/deployments/secret-listing.ts';
+import { DeploymentLoaders } from '../modules/deployments/deployment-loaders.ts';
+import { TagLoaders } from '../modules/deployments/tag-loaders.ts';
+import { IntegrationLoaders } from '../modules/integrations/integration-loaders.ts';
 import { RevisionLoaders } from '../modules/revisions/revision-loaders.ts';
-import { TagKeySchema, TagValueSchema, type TagKey, type TagValue } from '../modules/deployments/tag.entity.ts';
-import { IntegrationSchema, type Integration } from '../modules/integrations/integration.entity.ts';
-import { SourceRepositorySchema, type SourceRepository } from '../modules/integrations/source-repository.entity.ts';
-
-type ById<T> = DataLoader<string, T | null>;
-
-const byIds = <T extends { id: string }>(repository: TenantOwnedRepository<T>): ById<T> =>
-  new DataLoader((ids) => repository.findByIds(ids));
+import type { SecretCipher } from '../modules/secrets/secret-cipher.ts';
+import { NOTHING_TOGETHER, type LoadTogether } from './load-together.ts';
 
 /** Node lookups: each id's object or null; a failed batch fails the lookup instead of looking like "not found". */
 export async function loadNodes<T>(loader: DataLoader<string, T | null>, ids: readonly string[]): Promise<(T | null)[]> {
@@ -25,45 +18,21 @@ export async function loadNodes<T>(loader: DataLoader<string, T | null>, ids: re
   return results as (T | null)[];
 }
 
-const byValueThenId = (a: TagValue, b: TagValue) => compareAlphabetically(a.value, b.value) || (a.id < b.id ? -1 : 1);
-
 export class RequestLoaders {
-  readonly deployment: ById<DeploymentRow>;
-  readonly integration: ById<Integration>;
-  readonly repository: ById<SourceRepository>;
-  readonly tagKey: ById<TagKey>;
-  readonly tagValue: ById<TagValue>;
-
-  readonly secretsAndReferences: DataLoader<string, SecretsOfDeployment>;
-  readonly tagValuesOfDeployment: DataLoader<string, TagValue[]>;
-  readonly repositoriesOfIntegration: DataLoader<string, SourceRepository[]>;
-  readonly valuesOfTagKey: DataLoader<string, TagValue[]>;
-  /** The revisions domain's own loaders. */
+  readonly deployments: DeploymentLoaders;
   readonly revisions: RevisionLoaders;
+  readonly tags: TagLoaders;
+  readonly integrations: IntegrationLoaders;
 
-  /** `mayReadSecrets`: whether secret ciphertexts are worth reading at all for this request. */
-  constructor(em: TenantSafeEntityManager, mayReadSecrets: boolean) {
-    const tagValues = new TenantOwnedRepository<TagValue>(em, TagValueSchema);
-    const repositories = em.getRepository(SourceRepositorySchema);
-
-    const deployments = em.getRepository(DeploymentSchema);
-    this.deployment = new DataLoader((ids) => deployments.findRowsByIds(ids));
-    this.integration = byIds<Integration>(em.getRepository(IntegrationSchema));
-    this.repository = byIds<SourceRepository>(repositories);
-    this.tagKey = byIds(new TenantOwnedRepository<TagKey>(em, TagKeySchema));
-    this.tagValue = byIds(tagValues);
-
-    // Secrets and secret references arrive together (one statement for both relations of a whole page).
-    this.secretsAndReferences = new DataLoader((ids) => secretsAndReferencesOf(em, ids, mayReadSecrets));
-    this.revisions = new RevisionLoaders(em);
-    this.valuesOfTagKey = new DataLoader((ids) => tagValues.findGroupedBy('tagKey', ids, [alphabetical('value'), { id: 'asc' }]));
-    this.repositoriesOfIntegration = new DataLoader((ids) => repositories.findByIntegrations(ids));
-    // The pivot table has no entity of its own; populate reads it with the values in one query per batch
-    // (on references: the deployments themselves were read as lean rows).
-    this.tagValuesOfDeployment = new DataLoader(async (ids) => {
-      const references = ids.map((id) => em.getReference(DeploymentSchema, id));
-      await em.populate(references, ['tagValues']);
-      return references.map((deployment) => deployment.tagValues.getItems().sort(byValueThenId));
-    });
+  /**
+   * `revealWith`: the cipher, for a caller that may see secret values (null: values are neither read nor
+   * decrypted). `together`: what the events of a subscription chunk will ask for one at a time (see
+   * load-together.ts); nothing for a request.
+   */
+  constructor(em: TenantSafeEntityManager, revealWith: SecretCipher | null, together: LoadTogether = NOTHING_TOGETHER) {
+    this.deployments = new DeploymentLoaders(em, revealWith, together);
+    this.revisions = new RevisionLoaders(em, together);
+    this.tags = new TagLoaders(em, together);
+    this.integrations = new IntegrationLoaders(em, together);
   }
 }

@@ -9,5 +9,6 @@ import '../modules/deployments/deployment-list.graphql.ts';
 import '../modules/revisions/revision.graphql.ts';
 import '../modules/revisions/deployment-revisions.graphql.ts';
 import '../modules/deployments/tag.graphql.ts';
+import '../modules/deployments/live/deployment-change.graphql.ts';
 
 export const schema = builder.toSchema();

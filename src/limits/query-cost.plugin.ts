@@ -5,7 +5,7 @@
 // graphql-armor's cost rule judges shape only (and multiplies by first/last only when written as literals),
 // so a page of 100 would cost the same as a page of 1 when the size comes in a variable.
 import {
-  getNullableType, GraphQLError, isListType, type DocumentNode, type GraphQLCompositeType, type GraphQLField, type GraphQLSchema,
+  getNullableType, GraphQLError, isListType, type DocumentNode, type ExecutionResult, type GraphQLCompositeType, type GraphQLField, type GraphQLSchema,
 } from 'graphql';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 import type { Plugin } from 'graphql-yoga';
@@ -62,31 +62,40 @@ export function useQueryCostLimit(maxCost: number): Plugin {
     return cost;
   }
 
+  /** The refusal of an operation over the limit (or with variables that do not fit it), or undefined. */
+  function refusalOf(args: { schema: GraphQLSchema; document: DocumentNode; variableValues?: unknown; operationName?: string | null }): ExecutionResult | undefined {
+    let cost: number;
+    try {
+      cost = costOf(args.schema, args.document, (args.variableValues ?? undefined) as Record<string, unknown> | undefined, args.operationName ?? undefined);
+    } catch (error) {
+      // Variables that do not fit the operation: refused here as they would be by execution (never run
+      // without a cost).
+      const message = error instanceof GraphQLError ? error.message : 'Invalid variables.';
+      return {
+        errors: [new GraphQLError(message, {
+          nodes: error instanceof GraphQLError ? error.nodes : undefined,
+          // A request error in GraphQL over HTTP's terms: 400 for application/graphql-response+json.
+          extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
+        })],
+      };
+    }
+    if (cost <= maxCost) return undefined;
+    return {
+      errors: [new GraphQLError(`Query cost limit of ${maxCost} exceeded, found ${cost}: ask for smaller pages or fewer fields.`, {
+        extensions: { code: 'QUERY_TOO_COMPLEX', cost, maxCost, http: { status: 400 } },
+      })],
+    };
+  }
+
+  // A subscription's document is checked once, when it subscribes: each of its events executes that document.
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      let cost: number;
-      try {
-        cost = costOf(args.schema, args.document, args.variableValues ?? undefined, args.operationName ?? undefined);
-      } catch (error) {
-        // Variables that do not fit the operation: refused here as they would be by execution (never run
-        // without a cost).
-        const message = error instanceof GraphQLError ? error.message : 'Invalid variables.';
-        setResultAndStopExecution({
-          errors: [new GraphQLError(message, {
-            nodes: error instanceof GraphQLError ? error.nodes : undefined,
-            // A request error in GraphQL over HTTP's terms: 400 for application/graphql-response+json.
-            extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
-          })],
-        });
-        return;
-      }
-      if (cost > maxCost) {
-        setResultAndStopExecution({
-          errors: [new GraphQLError(`Query cost limit of ${maxCost} exceeded, found ${cost}: ask for smaller pages or fewer fields.`, {
-            extensions: { code: 'QUERY_TOO_COMPLEX', cost, maxCost, http: { status: 400 } },
-          })],
-        });
-      }
+      const refusal = refusalOf(args);
+      if (refusal) setResultAndStopExecution(refusal);
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const refusal = refusalOf(args);
+      if (refusal) setResultAndStopExecution(refusal);
     },
   };
 }

@@ -49,8 +49,14 @@ export class Metrics {
     labelNames: ['encoding'] as const, registers: [this.registry],
   });
   readonly inFlight = new Gauge({
-    name: 'http_requests_in_flight', help: 'Requests being served right now.', registers: [this.registry],
+    name: 'http_requests_in_flight', help: 'Requests being served right now (open subscription streams included).', registers: [this.registry],
   });
+  readonly changesMissed = new Counter({
+    name: 'graphql_subscription_changes_missed_total',
+    help: 'CHANGES_MISSED events sent to subscription streams, by reason (reconnect, overflow, load-failure).',
+    labelNames: ['reason'] as const, registers: [this.registry],
+  });
+  private openSubscriptions: (() => number) | undefined;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -66,6 +72,16 @@ export class Metrics {
         this.set({ state: 'waiting' }, pool.waitingCount);
       },
     });
+    new Gauge({
+      name: 'graphql_subscriptions_open', help: 'Subscription streams open in this process.', registers: [this.registry],
+      collect() {
+        this.set(metrics.openSubscriptions?.() ?? 0);
+      },
+    });
+  }
+
+  observeSubscriptions(count: () => number): void {
+    this.openSubscriptions = count;
   }
 
   observePool(pool: pg.Pool): void {

@@ -5,6 +5,7 @@ import { createApp, type App, type AppOptions } from '../../src/app.ts';
 import type { RateLimiter } from '../../src/limits/rate-limiter.ts';
 import type { SecretCipher } from '../../src/modules/secrets/secret-cipher.ts';
 import type { ApiKeyCache } from '../../src/modules/tenancy/api-key-cache.ts';
+import type { DatabaseNotifications } from '../../src/db/database-notifications.ts';
 
 export interface RunningApp {
   url: string;
@@ -16,12 +17,14 @@ export interface RunningApp {
 
 export interface AppSetup {
   rateLimiter?: RateLimiter;
+  /** The LISTEN connection (live updates); none: subscriptions are refused. */
+  notifications?: DatabaseNotifications;
   /** Limits, CORS, logger, production switches: what the service passes from its configuration. */
   options?: AppOptions;
 }
 
 export async function startApp(orm: AppOrm, cipher: SecretCipher, apiKeys?: ApiKeyCache, setup: AppSetup = {}): Promise<RunningApp> {
-  const app = createApp({ orm, cipher, apiKeys, rateLimiter: setup.rateLimiter }, setup.options);
+  const app = createApp({ orm, cipher, apiKeys, rateLimiter: setup.rateLimiter, notifications: setup.notifications }, setup.options);
   const { server } = app;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -37,6 +40,7 @@ export async function startApp(orm: AppOrm, cipher: SecretCipher, apiKeys?: ApiK
       return { status: response.status, headers: response.headers, body: await response.json() };
     },
     close: () => new Promise((resolve) => {
+      app.deploymentChanges.stop();
       server.closeAllConnections();
       server.close(() => resolve());
     }),

@@ -1,18 +1,24 @@
 // The app as `npm start` sets it up on a first embedded start: the demo tenant loaded and a demo key issued by
-// the real start-up code (ensureDemoData), and GraphiQL opening with that key.
+// the real start-up code (ensureDemoData), GraphiQL opening with that key, and live updates through one LISTEN
+// connection shared with the key cache.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureDemoData } from '../../src/demo/demo-data.ts';
 import type { AppOptions } from '../../src/app.ts';
-import { startApp, type RunningApp } from './app-server.ts';
+import type { SecretCipher } from '../../src/modules/secrets/secret-cipher.ts';
+import type { RunningApp } from './app-server.ts';
 import { newCipher } from './fixtures.ts';
-import { createTestDatabase } from './test-database.ts';
+import { startLiveService, type LiveService } from './live-data.ts';
+import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
 export interface DemoApp {
   app: RunningApp;
   /** The demo key, which GraphiQL opens with. */
   key: string;
+  /** The database and the cipher, for writing changes as an import would. */
+  db: TestDatabase;
+  cipher: SecretCipher;
   /** Another app on the same database (closed with this one), with other options: no demo key, no GraphiQL. */
   startAnother(options: AppOptions): Promise<RunningApp>;
   close(): Promise<void>;
@@ -24,17 +30,18 @@ export async function startDemoApp(): Promise<DemoApp> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'dmg-demo-'));
   const demoKey = await ensureDemoData(db.orm, cipher, dataDir);
   if (!('key' in demoKey)) throw new Error('a fresh database has no revoked demo key');
-  const app = await startApp(db.orm, cipher, undefined, { options: { demoApiKey: demoKey.key } });
-  const others: RunningApp[] = [];
+  const services: LiveService[] = [await startLiveService(db, cipher, { options: { demoApiKey: demoKey.key } })];
   return {
-    app,
+    app: services[0]!.app,
     key: demoKey.key,
+    db,
+    cipher,
     async startAnother(otherOptions) {
-      others.push(await startApp(db.orm, cipher, undefined, { options: otherOptions }));
-      return others.at(-1)!;
+      services.push(await startLiveService(db, cipher, { options: otherOptions }));
+      return services.at(-1)!.app;
     },
     async close() {
-      await Promise.all([app, ...others].map((running) => running.close()));
+      await Promise.all(services.map((service) => service.close()));
       await db.drop();
       await fs.rm(dataDir, { recursive: true, force: true });
     },

@@ -36,17 +36,56 @@ export class GatewayClient {
   }
 
   async request<Result, Variables extends Record<string, unknown>>(document: TypedDocumentNode<Result, Variables>, variables: Variables): Promise<Result> {
-    const body = this.#settings.sendDocumentIds
-      ? { documentId: documentIdOf(document as TypedDocumentNode<unknown, never>), variables }
-      : { query: print(document), variables };
-    const response = await fetch(this.#settings.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'x-api-key': this.#settings.apiKey },
-      body: JSON.stringify(body),
-    });
-    const result = (await response.json()) as { data?: Result | null; errors?: ResponseError[] };
-    if (result.errors?.length) throw new GatewayError(response.status, result.errors);
-    if (!response.ok || result.data == null) throw new GatewayError(response.status, [{ message: 'No data in the answer' }]);
-    return result.data;
+    const response = await this.#post(document, variables, 'application/graphql-response+json');
+    return dataOf(response.status, (await response.json()) as ExecutionResult<Result>);
   }
+
+  /**
+   * A subscription's events as they come (GraphQL over server-sent events: an `event: next` per result, `event:
+   * complete` at the end, comment lines as heartbeats), until the gateway completes the stream or `signal` aborts.
+   */
+  async *subscribe<Result, Variables extends Record<string, unknown>>(
+    document: TypedDocumentNode<Result, Variables>, variables: Variables, signal?: AbortSignal,
+  ): AsyncGenerator<Result> {
+    const response = await this.#post(document, variables, 'text/event-stream', signal);
+    if (!response.ok || !response.body) {
+      const result = (await response.json().catch(() => ({}))) as ExecutionResult<Result>;
+      throw new GatewayError(response.status, result.errors?.length ? result.errors : [{ message: 'The subscription was refused' }]);
+    }
+    let buffered = '';
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body) {
+      buffered += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = buffered.indexOf('\n\n')) >= 0) {
+        const lines = buffered.slice(0, end).split('\n');
+        buffered = buffered.slice(end + 2);
+        const event = lines.find((line) => line.startsWith('event:'))?.slice(6).trim();
+        const data = lines.filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim()).join('\n');
+        if (event === 'complete') return;
+        if (event === 'next') yield dataOf(response.status, JSON.parse(data) as ExecutionResult<Result>);
+      }
+    }
+  }
+
+  #post(document: TypedDocumentNode<unknown, never>, variables: Record<string, unknown>, accept: string, signal?: AbortSignal): Promise<Response> {
+    const body = this.#settings.sendDocumentIds ? { documentId: documentIdOf(document), variables } : { query: print(document), variables };
+    return fetch(this.#settings.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept, 'x-api-key': this.#settings.apiKey },
+      body: JSON.stringify(body),
+      signal,
+    });
+  }
+}
+
+interface ExecutionResult<Result> {
+  data?: Result | null;
+  errors?: ResponseError[];
+}
+
+function dataOf<Result>(status: number, result: ExecutionResult<Result>): Result {
+  if (result.errors?.length) throw new GatewayError(status, result.errors);
+  if (status >= 300 || result.data == null) throw new GatewayError(status, [{ message: 'No data in the answer' }]);
+  return result.data;
 }

@@ -43,3 +43,14 @@ export const DeploymentDetail = graphql(`
     }
   }
 `);
+
+/** Changes to the deployments the dashboard shows, as they happen (server-sent events; deployment null when DELETED). */
+export const DeploymentUpdated = graphql(`
+  subscription DeploymentUpdated($filter: DeploymentFilter) {
+    deploymentUpdated(filter: $filter) {
+      kind
+      deploymentId
+      deployment { ...DeploymentSummary }
+    }
+  }
+`);

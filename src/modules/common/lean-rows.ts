@@ -61,3 +61,30 @@ export function leanRows<Row>(
   // From a filtered QueryBuilder, whose SQL is built once per shape of query (statement-templates.ts).
   return statementTemplates(em).rows<Row>(em, entity, where, options as LeanQuery);
 }
+
+const propertyOfColumnByEntity = new WeakMap<object, Map<string, string>>();
+
+/**
+ * The entity properties to select for `always` and `columns` (as lean rows name them); undefined columns (a
+ * selection that declares nothing, see graphql/selected-columns.ts) stay undefined: every column. A column
+ * the entity does not map is a programming error, and throws.
+ */
+export function propertiesOfColumns(
+  em: TenantSafeEntityManager, entity: EntityName<any>, columns: readonly string[] | undefined, always: readonly string[],
+): string[] | undefined {
+  if (!columns) return undefined;
+  const meta = em.getMetadata().find(entity)!;
+  let propertyOfColumn = propertyOfColumnByEntity.get(meta);
+  if (!propertyOfColumn) {
+    propertyOfColumn = new Map(meta.props.filter((prop) => prop.persist !== false && prop.fieldNames?.length === 1).map((prop) => [prop.fieldNames[0]!, prop.name]));
+    propertyOfColumnByEntity.set(meta, propertyOfColumn);
+  }
+  const properties = new Set<string>();
+  // In one order whatever the selection's, so that `{ url name }` and `{ name url }` share a statement.
+  for (const column of [...always, ...columns.toSorted()]) {
+    const property = propertyOfColumn.get(column);
+    if (!property) throw new Error(`${meta.className} has no column "${column}"`);
+    properties.add(property);
+  }
+  return [...properties];
+}

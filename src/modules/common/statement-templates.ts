@@ -6,20 +6,32 @@
 // and an offset, and the where object's keys, operators and list lengths (booleans and nulls are part of the
 // shape: MikroORM may write them into the SQL itself). The template is built by the QueryBuilder itself,
 // with a unique stand-in for every value, and kept only if each parameter of the statement it built is
-// exactly one stand-in, or the tenant id its filter added, or a boolean of the shape. Anything else (a value
-// MikroORM transforms, a raw fragment, a key that is not a property) makes the shape one that is built per
-// query, as before. The tenant parameter is filled from the EntityManager running the query, so a template
-// never carries a tenant from one request to another, and an EntityManager without a tenant still throws.
-import type { EntityName, RawQueryFragment } from '@mikro-orm/postgresql';
+// exactly one stand-in, or a tenant id its filters added (the root's, and each filtered join's), or a boolean
+// of the shape. Anything else (a value MikroORM transforms, a raw fragment in the where object or one with
+// parameters, a key that is not a property) makes the shape one that is built per query, as before. Raw fields
+// and order keys without parameters (the alphabetical order of text-queries.ts) are part of the shape by their
+// SQL. The tenant parameters are filled from the EntityManager running the query, so a template never carries
+// a tenant from one request to another, and an EntityManager without a tenant still throws.
+import { RawQueryFragment, type EntityName } from '@mikro-orm/postgresql';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
 import { scopedTenantId, TENANT_FILTER } from './tenant-scope.ts';
 
 export interface LeanQuery {
+  /** Relations of the root (alias `e`) joined with their target entity's filters, the tenant's included. */
+  joins?: LeanJoin[];
   orderBy?: object[];
   /** Property names, or raw SQL fragments without parameters (described by their SQL in the shape). */
   fields?: (string | RawQueryFragment)[];
   limit?: number;
   offset?: number;
+}
+
+export interface LeanJoin {
+  /** `e.property`: a relation of the root entity. */
+  field: string;
+  alias: string;
+  /** The entity the relation points at, whose filters the join applies. */
+  entity: EntityName<any>;
 }
 
 interface Template {
@@ -91,12 +103,36 @@ function standInFor(value: unknown, index: number): unknown {
 // not cached: they would be frozen into the template).
 const describeField = (field: string | RawQueryFragment) => (typeof field === 'string' ? field : `raw(${field.sql})`);
 const plainFields = (fields: LeanQuery['fields']) => !fields || fields.every((field) => typeof field === 'string' || field.params.length === 0);
-// A raw fragment as an order key is a symbol, which JSON.stringify would leave out of the shape.
-const plainOrder = (orderBy: LeanQuery['orderBy']) => !orderBy || orderBy.every((order) => Object.getOwnPropertySymbols(order).length === 0);
+
+/**
+ * The order keys described for the shape: a property name as it is, a raw fragment (such as the alphabetical
+ * order of text-queries.ts, whose SQL names the alias as a placeholder) by its SQL. Undefined when a key is a
+ * symbol that is no known fragment, or a fragment with parameters: such an order is built per query.
+ */
+function describeOrder(orderBy: LeanQuery['orderBy']): string | undefined {
+  if (!orderBy) return '[]';
+  const described: [string, unknown][][] = [];
+  for (const order of orderBy) {
+    const keys: [string, unknown][] = [];
+    for (const key of Reflect.ownKeys(order)) {
+      const direction = (order as Record<string | symbol, unknown>)[key];
+      if (typeof key === 'string') {
+        keys.push([key, direction]);
+        continue;
+      }
+      const fragment = RawQueryFragment.getKnownFragment(key);
+      if (!fragment || fragment.params.length > 0) return undefined;
+      keys.push([`raw(${fragment.sql})`, direction]);
+    }
+    described.push(keys);
+  }
+  return JSON.stringify(described);
+}
 
 /** The QueryBuilder of a lean read: every active filter applied (the tenant's included), then the query. */
 async function leanQueryBuilder(em: TenantSafeEntityManager, entity: EntityName<any>, where: object, query: LeanQuery) {
   const qb = await em.filteredQueryBuilder(entity, 'e');
+  for (const join of query.joins ?? []) await em.filteredJoin(qb, join.field, join.alias, join.entity);
   qb.select((query.fields ?? ['*']) as never).andWhere(where as never);
   if (query.orderBy) qb.orderBy(query.orderBy as never);
   if (query.limit !== undefined) qb.limit(query.limit);
@@ -117,18 +153,22 @@ export class StatementTemplates {
   /** The rows of a lean read: through a template when the shape allows one, else from a QueryBuilder. */
   async rows<Row>(em: TenantSafeEntityManager, entity: EntityName<any>, where: object, query: LeanQuery): Promise<Row[]> {
     const meta = em.getMetadata().find(entity);
-    // Only the tenant filter's parameter is filled per query. Any other filter (the configuration's; the
-    // EntityManager cannot add its own, see tenant-safe-entity-manager.ts), a transaction or a session context
-    // (row-level security) is left to the QueryBuilder's own execution, built per query as before.
-    const cacheable = meta && Object.keys(meta.filters ?? {}).join() === TENANT_FILTER
+    const joined = (query.joins ?? []).map((join) => em.getMetadata().find(join.entity));
+    // Only the tenant filter's parameters (the root's and each join's) are filled per query. Any other filter
+    // (the configuration's; the EntityManager cannot add its own, see tenant-safe-entity-manager.ts), a
+    // transaction or a session context (row-level security) is left to the QueryBuilder's own execution, built
+    // per query as before.
+    const cacheable = meta && [meta, ...joined].every((filtered) => Object.keys(filtered?.filters ?? {}).join() === TENANT_FILTER)
       && Object.keys(em.config.get('filters') ?? {}).length === 0
       && !em.getTransactionContext() && !em.getSessionContext() && !em.getTransactionSessionContext()
-      && plainFields(query.fields) && plainOrder(query.orderBy);
-    const described = cacheable ? valuesAndShape(where, propertyNamesOf(meta)) : undefined;
+      && plainFields(query.fields);
+    const order = cacheable ? describeOrder(query.orderBy) : undefined;
+    const described = order !== undefined ? valuesAndShape(where, propertyNamesOf(meta!)) : undefined;
     const builtForThisQuery = async () => (await (await leanQueryBuilder(em, entity, where, query)).execute('all', false)) as Row[];
     if (!described) return builtForThisQuery();
 
-    const key = `${meta!.className}|${query.fields?.map(describeField).join() ?? '*'}|${JSON.stringify(query.orderBy ?? [])}|${query.limit !== undefined}|${!!query.offset}|${described.shape}`;
+    const joins = query.joins?.map((join, index) => `${join.field}>${join.alias}:${joined[index]!.className}`).join() ?? '';
+    const key = `${meta!.className}|${joins}|${query.fields?.map(describeField).join() ?? '*'}|${order}|${query.limit !== undefined}|${!!query.offset}|${described.shape}`;
     let template = this.templates.get(key);
     if (template === undefined) {
       template = await this.templateFor(em, entity, meta!.className, where, query, described.values);
@@ -179,7 +219,7 @@ export class StatementTemplates {
         return NOT_CACHEABLE;
       }
     }
-    return used.every(Boolean) && tenantSlots === 1 ? { sql, slots } : NOT_CACHEABLE;
+    return used.every(Boolean) && tenantSlots === 1 + (query.joins?.length ?? 0) ? { sql, slots } : NOT_CACHEABLE;
   }
 }
 

@@ -47,6 +47,14 @@ export async function resolveDeploymentFilter(
   return deploymentWhere(filter, tagValueIds ? await groupByTagKey(tagValueIds, ctx) : undefined);
 }
 
+/**
+ * The raw deployment ids the filter names (undefined: it names none, so any deployment may match), or
+ * MATCHES_NOTHING: what a subscription still knows of a deleted deployment is its id.
+ */
+export function deploymentIdsOfFilter(input: FilterArgument | null | undefined): string[] | undefined | typeof MATCHES_NOTHING {
+  return idsOf(input?.ids, 'Deployment', 'filter.ids');
+}
+
 // PostgreSQL text cannot hold NUL, so such a value could never match: say so instead of failing in the driver.
 function plainText(value: string | null | undefined, argument: string): string | null | undefined {
   if (value?.includes('\u0000')) throw badUserInput(argument, 'must not contain NUL characters');
@@ -62,12 +70,12 @@ function idsOf(values: readonly (string | number)[] | null | undefined, typename
 }
 
 async function groupByTagKey(tagValueIds: string[], ctx: GraphQLContext): Promise<TagValueGroups> {
-  const values = await ctx.loaders.tagValue.loadMany(tagValueIds);
+  const values = await ctx.loaders.tags.valueById.loadMany(tagValueIds);
   const byKey = new Map<string, string[]>();
   const unknown: string[] = [];
   values.forEach((value, index) => {
     if (!value || value instanceof Error) return unknown.push(tagValueIds[index]!);
-    const key = value.tagKey.id;
+    const key = value.tag_key_id;
     byKey.set(key, [...(byKey.get(key) ?? []), value.id]);
   });
   return { byKey: [...byKey.values()], unknown };

@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { uuidOfArgument } from '../../graphql/global-id.ts';
 import { loadNodes } from '../../graphql/loaders.ts';
-import { columnsOf, fromSameRow } from '../../graphql/selected-columns.ts';
+import { columnsOf, fromSameRow, keyOf } from '../../graphql/selected-columns.ts';
 import { IntegrationRef } from '../integrations/integration.graphql.ts';
 import type { DeploymentRow } from './deployment-row.ts';
 import { DeploymentSourceEnum, DeploymentStatusEnum } from './deployment-enums.graphql.ts';
@@ -18,7 +18,7 @@ export const DeploymentRef = builder.objectRef<DeploymentRow>('Deployment');
 builder.node(DeploymentRef, {
   description: 'An application deployed by the service, built from a repository, an image or a source archive.',
   id: { resolve: (deployment) => deployment.id, extensions: columnsOf('id') },
-  loadMany: (ids, ctx) => loadNodes(ctx.loaders.deployment, ids),
+  loadMany: (ids, ctx) => loadNodes(ctx.loaders.deployments.byId, ids),
   fields: (t) => ({
     uuid: t.field({ type: 'UUID', extensions: columnsOf('id'), description: 'Raw id of the deployment (`id` in REST records, `deployment_ids` filter).', resolve: (d) => d.id }),
     tenantId: t.field({ type: 'UUID', extensions: columnsOf('tenant_id'), description: 'The owning tenant.', resolve: (d) => d.tenant_id }),
@@ -39,12 +39,12 @@ builder.node(DeploymentRef, {
       type: [SecretRef],
       extensions: columnsOf('id'), description: 'Secret values, in their stored order (values need the read-secrets scope).',
       resolve: async (d, _args, ctx, info) =>
-        (await (ctx.revealedSecrets && selectsSecretValues(info) ? ctx.revealedSecrets : ctx.loaders.secretsAndReferences).load(d.id)).secrets,
+        (await (ctx.loaders.deployments.revealedSecrets && selectsSecretValues(info) ? ctx.loaders.deployments.revealedSecrets : ctx.loaders.deployments.secretsAndReferences).load(d.id)).secrets,
     }),
     secretReferences: t.field({
       type: [SecretReferenceRef],
       extensions: columnsOf('id'), description: 'Environment variables read from named secrets, in their stored order.',
-      resolve: async (d, _args, ctx) => (await ctx.loaders.secretsAndReferences.load(d.id)).references,
+      resolve: async (d, _args, ctx) => (await ctx.loaders.deployments.secretsAndReferences.load(d.id)).references,
     }),
     createdAt: t.expose('created_at', { type: 'DateTime', extensions: columnsOf('created_at'), description: 'Creation time; the list is ordered by it, newest first.' }),
     updatedAt: t.expose('updated_at', { type: 'DateTime', extensions: columnsOf('updated_at'), description: 'Last update time.' }),
@@ -53,12 +53,12 @@ builder.node(DeploymentRef, {
     tagValues: t.field({
       type: [TagValueRef],
       extensions: columnsOf('id'), description: 'Tag values labelling the deployment.',
-      resolve: (d, _args, ctx) => ctx.loaders.tagValuesOfDeployment.load(d.id),
+      resolve: (d, _args, ctx) => ctx.loaders.tags.valuesOfDeployment.load(d.id),
     }),
     integration: t.field({
       type: IntegrationRef, nullable: true,
-      extensions: columnsOf('source_config'), description: 'The code-host integration its repository is reached through (`sourceConfig.integrationId`), if any.',
-      resolve: (d, _args, ctx) => (d.source_config.integration_id ? ctx.loaders.integration.load(d.source_config.integration_id) : null),
+      extensions: keyOf('source_config', 'integration_id'), description: 'The code-host integration its repository is reached through (`sourceConfig.integrationId`), if any.',
+      resolve: (d, _args, ctx) => (d.source_config.integration_id ? ctx.loaders.integrations.byId.load(d.source_config.integration_id) : null),
     }),
   }),
 });
@@ -71,6 +71,6 @@ builder.queryField('deployment', (t) =>
     args: { id: t.arg.id({ required: true, description: 'The deployment: its global id, or its raw UUID as REST clients know it.' }) },
     resolve: (_root, args, ctx) => {
       const id = uuidOfArgument(String(args.id), 'Deployment', 'id');
-      return id ? ctx.loaders.deployment.load(id) : null;
+      return id ? ctx.loaders.deployments.byId.load(id) : null;
     },
   }));

@@ -2,7 +2,6 @@
 // (`deploymentsConnection`) and counts, all in the listing order created_at desc, id desc. Pages are read
 // as lean rows (see lean-rows.ts).
 import { raw, type FilterQuery, type QueryOrderMap, type RawQueryFragment } from '@mikro-orm/postgresql';
-import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
 import { inRequestedOrder } from '../common/batch-results.ts';
 import { leanRows, timestampFromText } from '../common/lean-rows.ts';
 import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
@@ -34,8 +33,8 @@ const ALWAYS_READ: DeploymentColumn[] = ['id', 'created_at'];
 const PLAIN_KEY = /^[a-z][a-z0-9_]*$/;
 /** Beyond this many keys of a jsonb column, the whole column is read instead. */
 const MAX_KEYS_BUILT = 12;
-/** jsonb columns whose GraphQL fields declare the keys they read (resource-spec.graphql.ts). */
-const KEYED_COLUMNS = new Set<DeploymentColumn>(['resource_spec']);
+/** jsonb columns whose GraphQL fields declare the keys they read (resource-spec.graphql.ts; `Deployment.integration`). */
+const KEYED_COLUMNS = new Set<DeploymentColumn>(['resource_spec', 'source_config']);
 
 /**
  * What a listing selects for the given columns: entity properties, and for a jsonb column asked for as some of
@@ -78,10 +77,6 @@ export interface DeploymentSlice {
 }
 
 export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
-  private get tenantSafeEm(): TenantSafeEntityManager {
-    return this.getEntityManager() as TenantSafeEntityManager;
-  }
-
   /** Rows with the given columns only (`columns` undefined: every column). */
   private async rows(
     where: FilterQuery<Deployment>,
@@ -100,6 +95,15 @@ export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
   async findRowsByIds(ids: readonly string[]): Promise<(DeploymentRow | null)[]> {
     if (ids.length === 0) return [];
     return inRequestedOrder(ids, await this.rows({ id: { $in: [...new Set(ids)] } }, {}), (row) => row.id);
+  }
+
+  /**
+   * Those of `ids` that match `where` (as a listing with that filter would show them), with only `columns`
+   * read, as for `findPage`: a subscription checks the deployments that changed against its filter.
+   */
+  findMatchingRows(where: FilterQuery<Deployment>, ids: readonly string[], columns?: readonly string[]): Promise<DeploymentRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.rows({ $and: [where, { id: { $in: [...new Set(ids)] } }] }, { columns });
   }
 
   /**

@@ -3,7 +3,6 @@
 // page in one batch of the cipher (a page's worth is deciphered on its decryption thread, off the thread
 // that serves every request). Each row carries its outcome, so that `Secret.value` resolves at once: a
 // promise per value cost the serving thread more than deciphering them elsewhere saved.
-import DataLoader from 'dataloader';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
 import { selectedColumns } from '../../graphql/selected-columns.ts';
@@ -13,18 +12,15 @@ import { secretsAndReferencesOf, type SecretsOfDeployment } from './secret-listi
 /** The column `Secret.value` declares: the selection asks for values when it is among the selected columns. */
 export const VALUE_COLUMN = 'value_ciphertext';
 
-export type RevealedSecrets = DataLoader<string, SecretsOfDeployment>;
-
-export function revealedSecrets(em: TenantSafeEntityManager, cipher: SecretCipher): RevealedSecrets {
-  return new DataLoader(async (deploymentIds) => {
-    const pages = await secretsAndReferencesOf(em, deploymentIds, true);
-    const secrets = pages.flatMap((page) => page.secrets);
-    const outcomes = await cipher.decryptMany(secrets.map((secret) => ({
-      stored: secret.value_ciphertext!, slot: { deploymentId: secret.deployment_id, name: secret.name }, keyFingerprint: secret.key_fingerprint ?? null,
-    })));
-    secrets.forEach((secret, i) => (secret.revealed = outcomes[i]));
-    return pages;
-  });
+/** The secrets and secret references of `deploymentIds`, each secret with its value or why it has none. */
+export async function revealedSecrets(em: TenantSafeEntityManager, cipher: SecretCipher, deploymentIds: readonly string[]): Promise<SecretsOfDeployment[]> {
+  const pages = await secretsAndReferencesOf(em, deploymentIds, true);
+  const secrets = pages.flatMap((page) => page.secrets);
+  const outcomes = await cipher.decryptMany(secrets.map((secret) => ({
+    stored: secret.value_ciphertext!, slot: { deploymentId: secret.deployment_id, name: secret.name }, keyFingerprint: secret.key_fingerprint ?? null,
+  })));
+  secrets.forEach((secret, i) => (secret.revealed = outcomes[i]));
+  return pages;
 }
 
 // Whether a `secrets` selection asks for values, per request (its variables may turn a field on or off) and

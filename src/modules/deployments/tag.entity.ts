@@ -1,12 +1,14 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { TenantOwnedSchema } from '../common/base.entity.ts';
 import { createdAt } from '../common/columns.ts';
+import { TagKeyRepository, TagValueRepository } from './tag.repository.ts';
 
 // Tags are key/value pairs per tenant. Values of one key are alternatives when filtering (OR); values of
 // different keys must all match (AND), so a value always knows its key.
 export const TagKeySchema = defineEntity({
   name: 'TagKey',
   extends: TenantOwnedSchema,
+  repository: () => TagKeyRepository,
   uniques: [{ properties: ['tenant', 'key'] }],
   properties: {
     key: p.text(),
@@ -19,6 +21,7 @@ export type TagKey = InferEntity<typeof TagKeySchema>;
 export const TagValueSchema = defineEntity({
   name: 'TagValue',
   extends: TenantOwnedSchema,
+  repository: () => TagValueRepository,
   uniques: [{ properties: ['tagKey', 'value'] }],
   properties: {
     tagKey: () => p.manyToOne(TagKeySchema).ref(),

@@ -1,9 +1,12 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import { builder } from '../../graphql/builder.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
 import { notFound } from '../../graphql/errors.ts';
 import { uuidOfArgument } from '../../graphql/global-id.ts';
 import { loadNodes } from '../../graphql/loaders.ts';
-import { IntegrationSchema, type Integration, type IntegrationKind } from './integration.entity.ts';
+import { selectedColumns } from '../../graphql/selected-columns.ts';
+import type { IntegrationKind } from './integration.entity.ts';
+import type { IntegrationRow } from './integration-row.ts';
 import { RepositoryRef } from './source-repository.graphql.ts';
 
 export const IntegrationKindEnum = builder.enumType('IntegrationKind', {
@@ -15,27 +18,28 @@ export const IntegrationKindEnum = builder.enumType('IntegrationKind', {
 });
 
 // Declared before it is implemented, so types that point at each other need no inference cycle.
-export const IntegrationRef = builder.objectRef<Integration>('Integration');
+export const IntegrationRef = builder.objectRef<IntegrationRow>('Integration');
 
 builder.node(IntegrationRef, {
   description: 'A connection to a code host through which source repositories are reached.',
   id: { resolve: (integration) => integration.id },
-  loadMany: (ids, ctx) => loadNodes(ctx.loaders.integration, ids),
+  loadMany: (ids, ctx) => loadNodes(ctx.loaders.integrations.byId, ids),
   fields: (t) => ({
     uuid: t.field({ type: 'UUID', description: 'Raw id (`integration_id` in REST paths and deployment records).', resolve: (i) => i.id }),
     kind: t.expose('kind', { type: IntegrationKindEnum, description: 'Code-host integration or managed one.' }),
     codehost: t.exposeString('codehost', { description: 'Name of the code host, e.g. `github`.' }),
     name: t.exposeString('name', { description: 'Display name, e.g. the organisation reached.' }),
-    installationId: t.expose('installationId', {
+    installationId: t.expose('installation_id', {
       type: 'SafeInt', nullable: true,
       description: 'The code host\'s id of the installation (REST: `installation_id` of the `/install` listings); null when it was not reported.',
     }),
-    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the integration was recorded.' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When the integration was last changed.' }),
+    createdAt: t.expose('created_at', { type: 'DateTime', description: 'When the integration was recorded.' }),
+    updatedAt: t.expose('updated_at', { type: 'DateTime', description: 'When the integration was last changed.' }),
     repositories: t.field({
       type: [RepositoryRef],
       description: 'Repositories reachable through it, by owner, then name (case-insensitive), then code-host id.',
-      resolve: (integration, _args, ctx) => ctx.loaders.repositoriesOfIntegration.load(integration.id),
+      // Only the columns the selected fields read (see selected-columns.ts).
+      resolve: (integration, _args, ctx, info) => ctx.loaders.integrations.repositoriesOf(selectedColumns(info, [])).load(integration.id),
     }),
   }),
 });
@@ -50,7 +54,7 @@ builder.queryField('integrations', (t) =>
       installed: t.arg.boolean({ description: 'Only integrations whose installation id is known (true) or unknown (false).' }),
     },
     // PostgreSQL text cannot hold NUL, so no stored code-host name has one: nothing matches (and nothing fails).
-    resolve: (_root, args, ctx) => (args.codehost?.includes('\u0000') ? [] : ctx.em.getRepository(IntegrationSchema).list(args)),
+    resolve: (_root, args, ctx) => (args.codehost?.includes('\u0000') ? [] : ctx.loaders.integrations.list(args)),
   }));
 
 const integrationIdDescription = 'The integration: its global id, or its raw UUID as REST clients know it.';
@@ -60,7 +64,7 @@ builder.queryField('repositories', (t) =>
     type: [RepositoryRef],
     description: 'Repositories reachable through a code-host integration (REST: GET /v1/integrations/codehost/{integration_id}/repos).',
     args: { integrationId: t.arg.id({ required: true, description: integrationIdDescription }) },
-    resolve: (_root, { integrationId }, ctx) => repositoriesOf(String(integrationId), 'codehost', ctx),
+    resolve: (_root, { integrationId }, ctx, info) => repositoriesOf(String(integrationId), 'codehost', ctx, info),
   }));
 
 builder.queryField('managedRepositories', (t) =>
@@ -68,13 +72,16 @@ builder.queryField('managedRepositories', (t) =>
     type: [RepositoryRef],
     description: 'Repositories reachable through a managed integration (REST: GET /v1/integrations/managed/codehost/{integration_id}/repos).',
     args: { integrationId: t.arg.id({ required: true, description: integrationIdDescription }) },
-    resolve: (_root, { integrationId }, ctx) => repositoriesOf(String(integrationId), 'managed', ctx),
+    resolve: (_root, { integrationId }, ctx, info) => repositoriesOf(String(integrationId), 'managed', ctx, info),
   }));
 
-/** An integration of the wrong kind, another tenant's or an unknown one are all the same NOT_FOUND. */
-async function repositoriesOf(argument: string, kind: IntegrationKind, ctx: GraphQLContext) {
+/**
+ * An integration of the wrong kind, another tenant's or an unknown one are all the same NOT_FOUND. Only the
+ * columns the selected fields read are read (all of them for REST's full record).
+ */
+async function repositoriesOf(argument: string, kind: IntegrationKind, ctx: GraphQLContext, info: GraphQLResolveInfo) {
   const id = uuidOfArgument(argument, 'Integration', 'integrationId');
-  const integration = id ? await ctx.loaders.integration.load(id) : null;
+  const integration = id ? await ctx.loaders.integrations.byId.load(id) : null;
   if (!integration || integration.kind !== kind) throw notFound(`Integration ${id ?? argument} not found.`);
-  return ctx.loaders.repositoriesOfIntegration.load(integration.id);
+  return ctx.loaders.integrations.repositoriesOf(selectedColumns(info, [])).load(integration.id);
 }

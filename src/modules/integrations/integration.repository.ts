@@ -1,7 +1,10 @@
+// Every read of integrations, as lean rows (see integration-row.ts).
+import type { FilterQuery } from '@mikro-orm/postgresql';
+import { leanRows } from '../common/lean-rows.ts';
 import { alphabetical } from '../common/text-queries.ts';
 import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
-import type { FilterQuery } from '@mikro-orm/postgresql';
 import type { Integration, IntegrationKind } from './integration.entity.ts';
+import { integrationRow, type IntegrationRow } from './integration-row.ts';
 
 export interface IntegrationQuery {
   kind?: IntegrationKind | null;
@@ -10,18 +13,19 @@ export interface IntegrationQuery {
 }
 
 export class IntegrationRepository extends TenantOwnedRepository<Integration> {
-  /** The integration of that kind in the current tenant, or null (another tenant's looks like a missing one). */
-  findOfKind(id: string, kind: IntegrationKind): Promise<Integration | null> {
-    return this.findOne({ id, kind });
+  /** One row per requested id, in the same order, or null (another tenant's looks like a missing one). */
+  async findRowsByIds(ids: readonly string[]): Promise<(IntegrationRow | null)[]> {
+    return (await this.rowsByIds<Record<string, unknown> & { id: string }>(ids)).map((row) => row && integrationRow(row));
   }
 
   /** The tenant's integrations, optionally of one kind, code host or installation state, by name (case-insensitive). */
-  list({ kind, codehost, installed }: IntegrationQuery = {}): Promise<Integration[]> {
+  async list({ kind, codehost, installed }: IntegrationQuery = {}): Promise<IntegrationRow[]> {
     const where: FilterQuery<Integration> = {
       ...(kind && { kind }),
       ...(codehost != null && { codehost }),
       ...(installed != null && { installationId: installed ? { $ne: null } : null }),
     };
-    return this.find(where, { orderBy: [alphabetical('name'), { id: 'asc' }] });
+    const rows = await leanRows<Record<string, unknown>>(this.tenantSafeEm, this.entityName, where, { orderBy: [alphabetical('name'), { id: 'asc' }] });
+    return rows.map(integrationRow);
   }
 }

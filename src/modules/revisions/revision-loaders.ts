@@ -4,6 +4,8 @@
 import type { FilterQuery } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
+import { loaderTogether, NOTHING_TOGETHER, type LoadTogether } from '../../graphql/load-together.ts';
+import { LoadersByArguments } from '../common/loaders-by-arguments.ts';
 import { RevisionSchema, type Revision } from './revision.entity.ts';
 import type { RevisionRepository, RevisionSlice } from './revision.repository.ts';
 import type { RevisionRow } from './revision-row.ts';
@@ -11,28 +13,24 @@ import type { RevisionRow } from './revision-row.ts';
 export class RevisionLoaders {
   readonly byId: DataLoader<string, RevisionRow | null>;
   private readonly repository: RevisionRepository;
-  private readonly slices = new Map<string, DataLoader<string, RevisionRow[]>>();
-  private readonly counts = new Map<string, DataLoader<string, number>>();
+  private readonly slices: LoadersByArguments<RevisionRow[]>;
+  private readonly counts: LoadersByArguments<number>;
 
-  constructor(em: TenantSafeEntityManager) {
+  /** `together`: what the events of a subscription chunk will ask for (see graphql/load-together.ts). */
+  constructor(em: TenantSafeEntityManager, together: LoadTogether = NOTHING_TOGETHER) {
     this.repository = em.getRepository(RevisionSchema);
-    this.byId = new DataLoader((ids) => this.repository.findRowsByIds(ids));
+    this.slices = new LoadersByArguments((batch) => loaderTogether(together.deploymentIds, batch));
+    this.counts = new LoadersByArguments((batch) => loaderTogether(together.deploymentIds, batch));
+    this.byId = loaderTogether(together.revisionIds, (ids) => this.repository.findRowsByIds(ids));
   }
 
   /** Per deployment id, its revisions matching `where`, cut to `slice`. */
   slice(where: FilterQuery<Revision>, slice: RevisionSlice): DataLoader<string, RevisionRow[]> {
-    return loaderFor(this.slices, [where, slice], (ids) => this.repository.findSlicesOf(ids, where, slice));
+    return this.slices.for([where, slice], (ids) => this.repository.findSlicesOf(ids, where, slice));
   }
 
   /** Per deployment id, the number of its revisions matching `where`. */
   count(where: FilterQuery<Revision>): DataLoader<string, number> {
-    return loaderFor(this.counts, [where], (ids) => this.repository.countOf(ids, where));
+    return this.counts.for([where], (ids) => this.repository.countOf(ids, where));
   }
-}
-
-function loaderFor<V>(loaders: Map<string, DataLoader<string, V>>, args: unknown[], batch: (ids: readonly string[]) => Promise<V[]>) {
-  const key = JSON.stringify(args);
-  let loader = loaders.get(key);
-  if (!loader) loaders.set(key, (loader = new DataLoader(batch)));
-  return loader;
 }

@@ -31,7 +31,7 @@ builder.node(RevisionRef, {
     deployment: t.field({
       type: DeploymentRef,
       description: 'The deployment this revision belongs to.',
-      resolve: async (revision, _args, ctx) => (await ctx.loaders.deployment.load(revision.deployment_id))!,
+      resolve: async (revision, _args, ctx) => (await ctx.loaders.deployments.byId.load(revision.deployment_id))!,
     }),
   }),
 });

@@ -3,9 +3,8 @@
 // show a slice of their revisions costs one statement, whatever the number of deployments: the slice is
 // cut per deployment by a window function.
 import { raw, type FilterQuery } from '@mikro-orm/postgresql';
-import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
-import { groupedByParent, inRequestedOrder } from '../common/batch-results.ts';
-import { leanRows, timestampFromText } from '../common/lean-rows.ts';
+import { groupedByParent } from '../common/batch-results.ts';
+import { timestampFromText } from '../common/lean-rows.ts';
 import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
 import { RevisionSchema, type Revision } from './revision.entity.ts';
 import type { RevisionRow } from './revision-row.ts';
@@ -28,15 +27,9 @@ const withTimestamps = (row: RevisionRow): RevisionRow => {
 };
 
 export class RevisionRepository extends TenantOwnedRepository<Revision> {
-  private get tenantSafeEm(): TenantSafeEntityManager {
-    return this.getEntityManager() as TenantSafeEntityManager;
-  }
-
   /** One row per requested id, in the same order, or null where the tenant has no such revision. */
   async findRowsByIds(ids: readonly string[]): Promise<(RevisionRow | null)[]> {
-    if (ids.length === 0) return [];
-    const rows = await leanRows<RevisionRow>(this.tenantSafeEm, RevisionSchema, { id: { $in: [...new Set(ids)] } });
-    return inRequestedOrder(ids, rows.map(withTimestamps), (row) => row.id);
+    return (await this.rowsByIds<RevisionRow>(ids)).map((row) => row && withTimestamps(row));
   }
 
   /** The slice of each deployment's revisions that match `where`, one list per requested deployment id. */

@@ -21,6 +21,14 @@ export class ApiKeyRepository extends EntityRepository<ApiKey> {
     return this.findAll({ ...ACROSS_TENANTS, populate: ['tenants'], orderBy: { createdAt: 'asc' } });
   }
 
+  /** Those of the given key ids that no longer authenticate (revoked, or gone). */
+  async revokedAmong(ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const valid = await this.find({ id: { $in: [...ids] }, revokedAt: null }, { ...ACROSS_TENANTS, fields: ['id'] });
+    const stillValid = new Set(valid.map((key) => key.id));
+    return ids.filter((id) => !stillValid.has(id));
+  }
+
   /** Accepts the key's id or its displayed prefix (at least the `dmk_` part and 4 more characters). */
   async findByIdOrPrefix(idOrPrefix: string): Promise<ApiKey[]> {
     if (isUuid(idOrPrefix)) return this.find({ id: idOrPrefix.toLowerCase() }, ACROSS_TENANTS);

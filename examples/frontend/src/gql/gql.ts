@@ -17,11 +17,13 @@ type Documents = {
     "\n  fragment DeploymentSummary on Deployment {\n    id\n    uuid\n    name\n    status\n    imageVersion\n    updatedAt\n    sourceConfig { deploymentType }\n  }\n": typeof types.DeploymentSummaryFragmentDoc,
     "\n  query DashboardDeployments($filter: DeploymentFilter, $first: Int, $after: String) {\n    tenant { name }\n    deploymentsConnection(filter: $filter, first: $first, after: $after) {\n      totalCount\n      pageInfo { hasNextPage endCursor }\n      edges { node { ...DeploymentSummary } }\n    }\n  }\n": typeof types.DashboardDeploymentsDocument,
     "\n  query DeploymentDetail($id: ID!) {\n    deployment(id: $id) {\n      ...DeploymentSummary\n      createdAt\n      source\n      sourceConfig { repoUrl resourceSpec { cpu memoryMb minScale maxScale } }\n      tagValues { value tagKey { key } }\n      revisionPage(limit: 3) {\n        totalCount\n        resources { uuid status createdAt sourceRevisionConfig { repoRef repoCommitSha imageUri sourceTarballPath } }\n      }\n    }\n  }\n": typeof types.DeploymentDetailDocument,
+    "\n  subscription DeploymentUpdated($filter: DeploymentFilter) {\n    deploymentUpdated(filter: $filter) {\n      kind\n      deploymentId\n      deployment { ...DeploymentSummary }\n    }\n  }\n": typeof types.DeploymentUpdatedDocument,
 };
 const documents: Documents = {
     "\n  fragment DeploymentSummary on Deployment {\n    id\n    uuid\n    name\n    status\n    imageVersion\n    updatedAt\n    sourceConfig { deploymentType }\n  }\n": types.DeploymentSummaryFragmentDoc,
     "\n  query DashboardDeployments($filter: DeploymentFilter, $first: Int, $after: String) {\n    tenant { name }\n    deploymentsConnection(filter: $filter, first: $first, after: $after) {\n      totalCount\n      pageInfo { hasNextPage endCursor }\n      edges { node { ...DeploymentSummary } }\n    }\n  }\n": types.DashboardDeploymentsDocument,
     "\n  query DeploymentDetail($id: ID!) {\n    deployment(id: $id) {\n      ...DeploymentSummary\n      createdAt\n      source\n      sourceConfig { repoUrl resourceSpec { cpu memoryMb minScale maxScale } }\n      tagValues { value tagKey { key } }\n      revisionPage(limit: 3) {\n        totalCount\n        resources { uuid status createdAt sourceRevisionConfig { repoRef repoCommitSha imageUri sourceTarballPath } }\n      }\n    }\n  }\n": types.DeploymentDetailDocument,
+    "\n  subscription DeploymentUpdated($filter: DeploymentFilter) {\n    deploymentUpdated(filter: $filter) {\n      kind\n      deploymentId\n      deployment { ...DeploymentSummary }\n    }\n  }\n": types.DeploymentUpdatedDocument,
 };
 
 /**
@@ -50,6 +52,10 @@ export function graphql(source: "\n  query DashboardDeployments($filter: Deploym
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query DeploymentDetail($id: ID!) {\n    deployment(id: $id) {\n      ...DeploymentSummary\n      createdAt\n      source\n      sourceConfig { repoUrl resourceSpec { cpu memoryMb minScale maxScale } }\n      tagValues { value tagKey { key } }\n      revisionPage(limit: 3) {\n        totalCount\n        resources { uuid status createdAt sourceRevisionConfig { repoRef repoCommitSha imageUri sourceTarballPath } }\n      }\n    }\n  }\n"): (typeof documents)["\n  query DeploymentDetail($id: ID!) {\n    deployment(id: $id) {\n      ...DeploymentSummary\n      createdAt\n      source\n      sourceConfig { repoUrl resourceSpec { cpu memoryMb minScale maxScale } }\n      tagValues { value tagKey { key } }\n      revisionPage(limit: 3) {\n        totalCount\n        resources { uuid status createdAt sourceRevisionConfig { repoRef repoCommitSha imageUri sourceTarballPath } }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription DeploymentUpdated($filter: DeploymentFilter) {\n    deploymentUpdated(filter: $filter) {\n      kind\n      deploymentId\n      deployment { ...DeploymentSummary }\n    }\n  }\n"): (typeof documents)["\n  subscription DeploymentUpdated($filter: DeploymentFilter) {\n    deploymentUpdated(filter: $filter) {\n      kind\n      deploymentId\n      deployment { ...DeploymentSummary }\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

@@ -1,0 +1,51 @@
+// Every read of tags, as lean rows (see tag-row.ts): keys and values by id, the tenant's keys, the values of
+// many keys, and the values of many deployments, each in one statement.
+import { groupedByParent } from '../common/batch-results.ts';
+import { leanRows } from '../common/lean-rows.ts';
+import { alphabetical, compareAlphabetically } from '../common/text-queries.ts';
+import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
+import { DeploymentSchema } from './deployment.entity.ts';
+import { TagValueSchema, type TagKey, type TagValue } from './tag.entity.ts';
+import type { DeploymentTagValueRow, TagKeyRow, TagValueRow } from './tag-row.ts';
+
+const KEY_FIELDS = ['id', 'key'];
+const VALUE_FIELDS = ['id', 'tagKey', 'value'];
+
+export class TagKeyRepository extends TenantOwnedRepository<TagKey> {
+  findRowsByIds(ids: readonly string[]): Promise<(TagKeyRow | null)[]> {
+    return this.rowsByIds<TagKeyRow>(ids, KEY_FIELDS);
+  }
+
+  /** Every tag key of the tenant, alphabetically (case-insensitive), then by id. */
+  listRows(): Promise<TagKeyRow[]> {
+    return leanRows<TagKeyRow>(this.tenantSafeEm, this.entityName, {}, { fields: KEY_FIELDS, orderBy: [alphabetical('key'), { id: 'asc' }] });
+  }
+}
+
+const byValueThenId = (a: TagValueRow, b: TagValueRow) => compareAlphabetically(a.value, b.value) || (a.id < b.id ? -1 : 1);
+
+export class TagValueRepository extends TenantOwnedRepository<TagValue> {
+  findRowsByIds(ids: readonly string[]): Promise<(TagValueRow | null)[]> {
+    return this.rowsByIds<TagValueRow>(ids, VALUE_FIELDS);
+  }
+
+  /** The values of many tag keys, alphabetically (case-insensitive), then by id; one list per requested key. */
+  valuesOfKeys(keyIds: readonly string[]): Promise<TagValueRow[][]> {
+    return this.rowsGroupedBy<TagValueRow>({ property: 'tagKey', column: 'tag_key_id' }, keyIds, [alphabetical('value'), { id: 'asc' }], VALUE_FIELDS);
+  }
+
+  /**
+   * The values labelling many deployments, by value (case-insensitive), then id; one list per requested
+   * deployment. Read through the deployments' pivot table, the deployments and the values both within the
+   * tenant (filteredQueryBuilder and filteredJoin).
+   */
+  async valuesOfDeployments(deploymentIds: readonly string[]): Promise<TagValueRow[][]> {
+    if (deploymentIds.length === 0) return [];
+    const rows = await leanRows<DeploymentTagValueRow>(this.tenantSafeEm, DeploymentSchema, { id: { $in: [...new Set(deploymentIds)] } }, {
+      joins: [{ field: 'e.tagValues', alias: 'v', entity: TagValueSchema }],
+      fields: ['e.id as deployment_id', ...VALUE_FIELDS.map((field) => `v.${field}`)],
+    });
+    return groupedByParent(deploymentIds, rows, (row) => row.deployment_id).map((values) =>
+      values.map(({ deployment_id: _deployment, ...value }) => value).sort(byValueThenId));
+  }
+}

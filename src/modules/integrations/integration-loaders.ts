@@ -1,0 +1,43 @@
+// The integrations domain's DataLoaders, owned by the request's loaders (graphql/loaders.ts): integrations and
+// repositories by id, the tenant's integrations, and the repositories of a whole list of integrations in one
+// statement per selection.
+import DataLoader from 'dataloader';
+import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
+import { loaderTogether, type LoadTogether } from '../../graphql/load-together.ts';
+import { LoadersByArguments } from '../common/loaders-by-arguments.ts';
+import { IntegrationSchema } from './integration.entity.ts';
+import type { IntegrationRow, SourceRepositoryRow } from './integration-row.ts';
+import type { IntegrationQuery, IntegrationRepository } from './integration.repository.ts';
+import { SourceRepositorySchema } from './source-repository.entity.ts';
+import type { SourceRepositoryRepository } from './source-repository.repository.ts';
+
+export class IntegrationLoaders {
+  readonly byId: DataLoader<string, IntegrationRow | null>;
+  readonly repositoryById: DataLoader<string, SourceRepositoryRow | null>;
+  private readonly integrations: IntegrationRepository;
+  private readonly repositories: SourceRepositoryRepository;
+  private readonly listings = new LoadersByArguments<SourceRepositoryRow[]>();
+
+  /** `together`: what the events of a subscription chunk will ask for (see graphql/load-together.ts). */
+  constructor(em: TenantSafeEntityManager, together: LoadTogether) {
+    this.integrations = em.getRepository(IntegrationSchema);
+    this.repositories = em.getRepository(SourceRepositorySchema);
+    this.byId = loaderTogether(together.integrationIds, (ids) => this.integrations.findRowsByIds(ids));
+    this.repositoryById = new DataLoader((ids) => this.repositories.findRowsByIds(ids));
+  }
+
+  /** The tenant's integrations (see IntegrationRepository.list), kept for their repositories' `integration`. */
+  async list(query: IntegrationQuery): Promise<IntegrationRow[]> {
+    const integrations = await this.integrations.list(query);
+    for (const integration of integrations) this.byId.prime(integration.id, integration);
+    return integrations;
+  }
+
+  /**
+   * Per integration id, its repositories in the listing order, with the given columns only (undefined: every
+   * column; see graphql/selected-columns.ts).
+   */
+  repositoriesOf(columns: readonly string[] | undefined): DataLoader<string, SourceRepositoryRow[]> {
+    return this.listings.for([columns?.toSorted() ?? null], (ids) => this.repositories.findRowsOfIntegrations(ids, columns));
+  }
+}
