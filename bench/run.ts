@@ -129,7 +129,12 @@ try {
   }
   console.log(`Warming up ${list.length} scenarios…`);
   for (const scenario of list) await load(scenario, urlOf(scenario), keys, 2, pidOf(scenario));
-  for (const scenario of manyWorkers ? compared : []) await load(scenario, manyWorkersUrl!, keys, 2, manyWorkers!.child.pid!);
+  // Each worker compiles (JIT) its code on its own: the service of several workers is warmed up for as long as
+  // the single process will have been when the workers table runs (its warm-up and the rounds), times its workers.
+  const manyWorkersCount = Number(manyWorkers?.match[2] ?? 1);
+  for (const scenario of manyWorkers ? compared : []) {
+    await load(scenario, manyWorkersUrl!, keys, (2 + rounds * duration) * manyWorkersCount, manyWorkers!.child.pid!);
+  }
   const samples = new Map(list.map((s) => [s.name, [] as Awaited<ReturnType<typeof load>>[]]));
   for (let round = 0; round < rounds; round++) {
     // Rotate the order each round so no scenario always runs first or last.
@@ -193,7 +198,7 @@ try {
     cpuMsPerRequest: median(runs.map((r) => r.cpuMsPerRequest)), failed: runs.reduce((sum, r) => sum + r.failed, 0),
   });
   const workers: WorkersResult[] = manyWorkers ? compared.map((scenario) => ({
-    scenario: scenario.name, workers: Number(manyWorkers.match[2] ?? 1), one: summary(workersSamples.get(scenario.name)!.one), many: summary(workersSamples.get(scenario.name)!.many),
+    scenario: scenario.name, workers: manyWorkersCount, one: summary(workersSamples.get(scenario.name)!.one), many: summary(workersSamples.get(scenario.name)!.many),
   })) : [];
 
   const machine = machineDescription();

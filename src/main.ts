@@ -137,7 +137,7 @@ async function main(): Promise<void> {
   const rateLimiter = config.rateLimitPerMinute > 0
     ? new RateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger, acrossWorkers: Boolean(primary) })
     : undefined;
-  if (rateLimiter && !(await rateLimiter.connected(2000))) logger.warn('REDIS_URL does not answer yet; rate limits are kept per process until it does');
+  if (rateLimiter && !(await rateLimiter.connected(2000))) logger.warn('REDIS_URL does not answer yet; rate limits are kept in memory until it does');
   let serving: Serving;
   try {
     serving = await serve(config, { database, cipher, apiKeys, notifications, rateLimiter, metrics, logger, trustedDocuments }, primary?.brief);

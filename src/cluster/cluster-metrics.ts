@@ -29,7 +29,13 @@ export class ClusterMetrics {
     cluster.on('message', (worker, message) => {
       if (!isToPrimary(message)) return;
       if (message.gateway === 'metrics?') {
-        void this.exposition().then((text) => sendTo(worker, { gateway: 'metrics', id: message.id, text }));
+        void this.exposition().then(
+          (text) => sendTo(worker, { gateway: 'metrics', id: message.id, text }),
+          (error: Error) => {
+            this.logger.error({ err: error }, 'metrics of the workers could not be put together');
+            sendTo(worker, { gateway: 'metrics', id: message.id, error: error.message });
+          },
+        );
       } else if (message.gateway === 'own-metrics') {
         this.waiting.get(message.id)?.(message.metrics);
       }

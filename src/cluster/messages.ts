@@ -35,7 +35,8 @@ export type ToPrimary =
 export type ToWorker =
   | { gateway: 'brief'; brief: WorkerBrief }
   | { gateway: 'stop' }
-  | { gateway: 'metrics'; id: number; text: string }
+  /** Every worker's metrics, or why there are none. */
+  | { gateway: 'metrics'; id: number; text: string } | { gateway: 'metrics'; id: number; error: string }
   | { gateway: 'own-metrics?'; id: number };
 
 const isOurs = (message: unknown) => typeof message === 'object' && message !== null && 'gateway' in message;

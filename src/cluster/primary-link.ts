@@ -13,7 +13,7 @@ function send(message: ToPrimary): void {
 
 export class PrimaryLink {
   readonly brief: WorkerBrief;
-  private readonly scrapes = new Map<number, (text: string) => void>();
+  private readonly scrapes = new Map<number, (answer: { text: string } | { error: string }) => void>();
   private nextScrape = 0;
   private metrics: Metrics | undefined;
   /** Set once main.ts can act on a stop; until then a stop is only noted. */
@@ -74,10 +74,11 @@ export class PrimaryLink {
       if (this.stop) this.stop('primary');
       else this.stopNoted = 'primary';
     } else if (message.gateway === 'metrics') {
-      this.scrapes.get(message.id)?.(message.text);
+      this.scrapes.get(message.id)?.(message);
       this.scrapes.delete(message.id);
     } else if (message.gateway === 'own-metrics?' && this.metrics) {
-      void this.metrics.registry.getMetricsAsJSON().then((own) => send({ gateway: 'own-metrics', id: message.id, metrics: own }));
+      // A registry that cannot be read sends nothing: the primary leaves this worker out and logs it.
+      this.metrics.registry.getMetricsAsJSON().then((own) => send({ gateway: 'own-metrics', id: message.id, metrics: own }), () => {});
     }
   }
 
@@ -88,9 +89,10 @@ export class PrimaryLink {
         this.scrapes.delete(id);
         reject(new Error('the cluster primary did not answer in time'));
       }, METRICS_TIMEOUT_MS);
-      this.scrapes.set(id, (text) => {
+      this.scrapes.set(id, (answer) => {
         clearTimeout(timer);
-        resolve(text);
+        if ('text' in answer) resolve(answer.text);
+        else reject(new Error(answer.error));
       });
       send({ gateway: 'metrics?', id });
     });

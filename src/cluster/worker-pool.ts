@@ -8,7 +8,7 @@ import { isToPrimary, WORKER_VARIABLE, type ToWorker, type WorkerBrief } from '.
 const FIRST_RESTART_DELAY_MS = 100;
 const CRASH_WINDOW_MS = 60_000;
 /** Exits within CRASH_WINDOW_MS that make a crash loop. */
-export const CRASH_LOOP_EXITS = 5;
+const CRASH_LOOP_EXITS = 5;
 
 export interface WorkerPoolOptions {
   count: number;
@@ -41,7 +41,6 @@ export class WorkerPool {
   private recentExits: number[] = [];
   private started = false;
   private stopping = false;
-  private onAllExited: (() => void) | undefined;
   private startUp: { resolve: (announcement: string) => void; reject: (error: Error) => void } | undefined;
 
   constructor(options: WorkerPoolOptions) {
