@@ -138,6 +138,19 @@ describe('WORKERS=2', () => {
     for (const answer of answers) expect(JSON.parse(answer.body)).toEqual({ data: { tenant: { name: 'Demo Workspace' } } });
   });
 
+  it('reads secret values on both workers with the key the primary generated and checked', async () => {
+    const query = '{ deployments(limit: 100) { resources { uuid secrets { name value } } } }';
+    const answers = await fromBothWorkers(() => send('/graphql', { key: demoKey, method: 'POST', body: JSON.stringify({ query }) }));
+    const bodies = answers.map((answer) => JSON.parse(answer.body));
+    for (const body of bodies) {
+      expect(body.errors).toBeUndefined();
+      const values = body.data.deployments.resources.flatMap((d: { secrets: { value: string | null }[] }) => d.secrets.map((secret) => secret.value));
+      expect(values.length).toBeGreaterThan(0);
+      expect(values.every((value: string | null) => typeof value === 'string' && value.length > 0)).toBe(true);
+    }
+    expect(bodies[1]).toEqual(bodies[0]);
+  });
+
   it('refuses a key revoked with the CLI on every worker, also where it was cached', async () => {
     const { key, prefix } = await newKey();
     // Both workers have verified (and cached) the key.
