@@ -27,7 +27,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  if (service && !(await isGone(service.pid))) {
+  if (service && !isGone(service.pid)) {
     service.kill('SIGKILL');
     await service.exited;
   }
@@ -96,12 +96,12 @@ async function fromBothWorkers(request: () => Promise<Answer>): Promise<Array<An
   return answers;
 }
 
-function isGone(pid: number): Promise<boolean> {
+function isGone(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return Promise.resolve(false);
+    return false;
   } catch {
-    return Promise.resolve(true);
+    return true;
   }
 }
 
@@ -247,11 +247,11 @@ describe('WORKERS=2', () => {
     expect(await service.exited).toBe(0);
     expect(service.output()).toMatch(/"msg":"stopped"\}\n$/);
     expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
-    expect(await isGone(postgres)).toBe(true);
+    expect(isGone(postgres)).toBe(true);
   });
 
   it('stops the service with one line when workers keep exiting, and stops PostgreSQL', async () => {
-    if (!(await isGone(service.pid))) expect(await service.stop()).toBe(0); // when run alone
+    if (!isGone(service.pid)) expect(await service.stop()).toBe(0); // when run alone
     service = await startService(ENV());
     const postgres = await postgresPid();
     for (let exits = 1; exits <= 5; exits++) {
@@ -269,7 +269,7 @@ describe('WORKERS=2', () => {
     expect(await service.exited).toBe(1);
     expect(service.output()).toMatch(/"level":"error",.*"msg":"workers keep exiting \(5 times within 60 s; the last: worker \d \(PID \d+\) was killed by SIGKILL\): stopping the service"/);
     expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
-    expect(await isGone(postgres)).toBe(true);
+    expect(isGone(postgres)).toBe(true);
   }, 120_000);
 
   it('stops with one line, printed once, when start-up fails before the workers', async () => {
