@@ -47,5 +47,33 @@ export function rssOf(pid: number): number {
   }
 }
 
+/** CPU seconds a process (user and system) and its children running the service (cluster workers) have used so far. */
+export function serviceCpuSeconds(pid: number): number {
+  const ticks = (id: number) => {
+    try {
+      // Fields 14 and 15 (utime, stime), counted after the command name's closing parenthesis.
+      const fields = fs.readFileSync(`/proc/${id}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return Number(fields[11]) + Number(fields[12]);
+    } catch {
+      return 0;
+    }
+  };
+  let children: number[] = [];
+  try {
+    children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch { /* gone */ }
+  const workers = children.filter((id) => {
+    try {
+      return fs.readFileSync(`/proc/${id}/cmdline`, 'utf8').includes('src/main.ts');
+    } catch {
+      return false;
+    }
+  });
+  return [pid, ...workers].reduce((sum, id) => sum + ticks(id), 0) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** USER_HZ: 100 on Linux for every architecture the service runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 export const machineDescription = () =>
   `${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;

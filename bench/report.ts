@@ -15,6 +15,16 @@ export interface ScenarioResult {
   ofCeiling: number;
 }
 
+/** `cpuMsPerRequest`: the service's CPU (primary and workers) per request. */
+export interface WorkersSample { requestsPerSecond: number; p99Ms: number; cpuMsPerRequest: number; failed: number }
+
+export interface WorkersResult {
+  scenario: string;
+  workers: number;
+  one: WorkersSample;
+  many: WorkersSample;
+}
+
 export interface ScalingResult {
   scenario: string;
   byConnections: { connections: number; requestsPerSecond: number; p50Ms: number; p99Ms: number; failed: number }[];
@@ -37,4 +47,12 @@ export function formatScalingTable(results: ScalingResult[]): string {
   const rows = results.map((r) => `| ${r.scenario} | ${r.byConnections.map((c) => `${c.requestsPerSecond.toFixed(0)} (${c.p99Ms})`).join(' | ')} | `
     + `${r.byConnections.reduce((sum, c) => sum + c.failed, 0)} |`);
   return ['Connection scaling (same interleaving, median of rounds):', '', header, rule, ...rows].join('\n');
+}
+
+export function formatWorkersTable(results: WorkersResult[], connections: number): string {
+  const workers = results[0]?.workers ?? 0;
+  const header = `| Scenario | 1 worker: req/s (p99 ms) | ${workers} workers: req/s (p99 ms) | ${workers} workers / 1 | service CPU ms/req, 1 and ${workers} | failed |`;
+  const rows = results.map((r) => `| ${r.scenario} | ${r.one.requestsPerSecond.toFixed(0)} (${r.one.p99Ms}) | ${r.many.requestsPerSecond.toFixed(0)} (${r.many.p99Ms}) | `
+    + `${(r.many.requestsPerSecond / r.one.requestsPerSecond).toFixed(2)}× | ${r.one.cpuMsPerRequest.toFixed(1)}, ${r.many.cpuMsPerRequest.toFixed(1)} | ${r.one.failed + r.many.failed} |`);
+  return [`Workers (${connections} connections, same interleaving, median of rounds):`, '', header, '|---|---:|---:|---:|---:|---:|', ...rows].join('\n');
 }

@@ -1,24 +1,27 @@
-// npm run bench [-- --rounds 3 --duration 5 --connections 8 --scaling 1,8,64 --only <name part>,…]
+// npm run bench [-- --rounds 3 --duration 5 --connections 8 --scaling 1,8,64 --workers auto --only <name part>,…]
 // Starts the service in production mode on the benchmark dataset (npm run bench:data first), counts the SQL
 // statements and the bytes read from PostgreSQL of each scenario, then drives load with autocannon from this
 // process, scenario after scenario, round after round (interleaved, so machine drift spreads over all of
 // them), against the service and the ceilings (bench/ceiling.ts: a bare node:http floor, pg + JSON.stringify
 // pages, PostgreSQL-built JSON). Then the connection-scaling table: the light and full pages and their
-// ceilings at each connection count. Prints both tables and writes them as JSON to bench/results/.
+// ceilings at each connection count. Then the workers table: the full page on the service as started above (one
+// worker) and on a second one with WORKERS=auto (--workers; '' skips it), interleaved the same way. Prints the
+// tables and writes them as JSON to bench/results/.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { loadConfig, PROJECT_ROOT } from '../src/config.ts';
+import { secretsKeyFile } from '../src/modules/secrets/secrets-key.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { benchEnvironment } from './bench-environment.ts';
 import { benchIds, tenantId } from './dataset.ts';
-import { issueBenchKeys, keyFor, machineDescription, PRODUCTION_SERVICE_ENV, rssOf, type BenchKeys } from './harness.ts';
+import { issueBenchKeys, keyFor, machineDescription, PRODUCTION_SERVICE_ENV, rssOf, serviceCpuSeconds, type BenchKeys } from './harness.ts';
 import { scenarios, type Scenario } from './scenarios.ts';
 import { countStatements, type RequestCost } from './statement-count.ts';
 import { rawRequest } from '../test/support/raw-http.ts';
-import { formatScalingTable, formatTable, type ScalingResult, type ScenarioResult } from './report.ts';
+import { formatScalingTable, formatTable, formatWorkersTable, type ScalingResult, type ScenarioResult, type WorkersResult } from './report.ts';
 
 const { values: options } = parseArgs({
   options: {
@@ -26,6 +29,8 @@ const { values: options } = parseArgs({
     duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '8' },
     scaling: { type: 'string', default: '1,8,64' },
+    // WORKERS of the second service the workers table compares with one worker; '' leaves the table out.
+    workers: { type: 'string', default: 'auto' },
     // Only the scenarios whose names contain one of these (comma-separated), with the ceilings they compare with.
     only: { type: 'string', default: '' },
   },
@@ -58,6 +63,7 @@ function startProcess(args: string[], extraEnv: Record<string, string>, ready: R
 
 async function load(scenario: Scenario, baseUrl: string, keys: BenchKeys, seconds: number, pid: number, concurrent = connections, failures: 'throw' | 'count' = 'throw') {
   let rss = rssOf(pid);
+  const cpuBefore = serviceCpuSeconds(pid);
   const sampler = setInterval(() => { rss = Math.max(rss, rssOf(pid)); }, 200);
   const result = await autocannon({
     url: `${baseUrl}${scenario.path}`, method: scenario.method, body: scenario.body, connections: concurrent, duration: seconds,
@@ -66,9 +72,12 @@ async function load(scenario: Scenario, baseUrl: string, keys: BenchKeys, second
   clearInterval(sampler);
   const failed = result.non2xx + result.errors + result.timeouts;
   if (failed > 0 && failures === 'throw') throw new Error(`${scenario.name}: ${failed} failed requests of ${result.requests.total}`);
-  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, rss, failed };
+  // The service's CPU per request (with its workers, if any): what each request costs, however busy the machine.
+  const cpuMsPerRequest = ((serviceCpuSeconds(pid) - cpuBefore) * 1000) / result.requests.total;
+  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, rss, failed, cpuMsPerRequest };
 }
 
+type Sample = Awaited<ReturnType<typeof load>>;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 // 1. Dataset present? A key for the big tenant (without the secrets scope: values are masked, as for most
@@ -91,11 +100,18 @@ let costs: Map<string, RequestCost>;
 }
 
 // 2. The service as production runs it, and the ceiling beside it.
-const service = await startProcess(['src/main.ts'], PRODUCTION_SERVICE_ENV, /GraphQL ready at (http:\/\/\S+)\/graphql/);
+const service = await startProcess(['src/main.ts'], { ...PRODUCTION_SERVICE_ENV, WORKERS: '1' }, /GraphQL ready at (http:\/\/\S+)\/graphql/);
 const serviceUrl = service.match[1]!.replace('localhost', '127.0.0.1');
 const joined = await openDatabase(config, { migrate: false, whenRunning: 'join' });
 const ceiling = await startProcess(['bench/ceiling.ts', joined.clientUrl, tenantId(0)], {}, /listening (\d+)/);
 const ceilingUrl = `http://127.0.0.1:${ceiling.match[1]}`;
+// The same service with several workers, on the same database (which the first one may own: it joins by URL).
+const compared = options.workers ? list.filter((s) => s.workers) : [];
+const manyWorkers = compared.length ? await startProcess(['src/main.ts'], {
+  ...PRODUCTION_SERVICE_ENV, WORKERS: options.workers, DATABASE_URL: joined.clientUrl,
+  SECRETS_KEY: config.secretsKey?.toString('base64') ?? fs.readFileSync(secretsKeyFile(config), 'utf8').trim(),
+}, /GraphQL ready at (http:\/\/\S+)\/graphql \(database: [^,)]+(?:, (\d+) workers)?\)/) : undefined;
+const manyWorkersUrl = manyWorkers?.match[1]!.replace('localhost', '127.0.0.1');
 const urlOf = (s: Scenario) => (s.target === 'ceiling' ? ceilingUrl : serviceUrl);
 const pidOf = (s: Scenario) => (s.target === 'ceiling' ? ceiling.child.pid! : service.child.pid!);
 
@@ -113,6 +129,12 @@ try {
   }
   console.log(`Warming up ${list.length} scenarios…`);
   for (const scenario of list) await load(scenario, urlOf(scenario), keys, 2, pidOf(scenario));
+  // Each worker compiles (JIT) its code on its own: the service of several workers is warmed up for as long as
+  // the single process will have been when the workers table runs (its warm-up and the rounds), times its workers.
+  const manyWorkersCount = Number(manyWorkers?.match[2] ?? 1);
+  for (const scenario of manyWorkers ? compared : []) {
+    await load(scenario, manyWorkersUrl!, keys, (2 + rounds * duration) * manyWorkersCount, manyWorkers!.child.pid!);
+  }
   const samples = new Map(list.map((s) => [s.name, [] as Awaited<ReturnType<typeof load>>[]]));
   for (let round = 0; round < rounds; round++) {
     // Rotate the order each round so no scenario always runs first or last.
@@ -158,14 +180,36 @@ try {
     }),
   }));
 
+  // Workers: one worker and several, interleaved as above.
+  const workersSamples = new Map(compared.map((s) => [s.name, { one: [] as Sample[], many: [] as Sample[] }]));
+  for (let round = 0; round < rounds && manyWorkers; round++) {
+    for (const scenario of compared) {
+      const samples = workersSamples.get(scenario.name)!;
+      const runs = [
+        async () => samples.one.push(await load(scenario, serviceUrl, keys, duration, service.child.pid!, connections, 'count')),
+        async () => samples.many.push(await load(scenario, manyWorkersUrl!, keys, duration, manyWorkers.child.pid!, connections, 'count')),
+      ];
+      for (const run of round % 2 ? runs.reverse() : runs) await run();
+      process.stdout.write(`\rworkers round ${round + 1}/${rounds}: ${scenario.name.padEnd(50)}`);
+    }
+  }
+  const summary = (runs: Sample[]) => ({
+    requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)), p99Ms: median(runs.map((r) => r.p99)),
+    cpuMsPerRequest: median(runs.map((r) => r.cpuMsPerRequest)), failed: runs.reduce((sum, r) => sum + r.failed, 0),
+  });
+  const workers: WorkersResult[] = manyWorkers ? compared.map((scenario) => ({
+    scenario: scenario.name, workers: manyWorkersCount, one: summary(workersSamples.get(scenario.name)!.one), many: summary(workersSamples.get(scenario.name)!.many),
+  })) : [];
+
   const machine = machineDescription();
   const settings = `${rounds} rounds × ${duration} s per scenario, ${connections} connections, median of rounds`;
   console.log(formatTable(results, machine, settings));
   if (scalingConnections.length && scaling.length) console.log(`\n${formatScalingTable(scaling)}`);
+  if (workers.length) console.log(`\n${formatWorkersTable(workers, connections)}`);
   const dir = path.join(PROJECT_ROOT, 'bench', 'results');
   fs.mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const json = JSON.stringify({ date: new Date().toISOString(), machine, settings, results, scaling }, null, 2);
+  const json = JSON.stringify({ date: new Date().toISOString(), machine, settings, results, scaling, workers }, null, 2);
   // A partial run (--only) is a comparison, not the latest result of the benchmark: it goes beside it.
   const name = wanted.length ? `partial-${stamp}.json` : `${stamp}.json`;
   fs.writeFileSync(path.join(dir, name), json);
@@ -173,6 +217,11 @@ try {
   console.log(`Wrote bench/results/${name}`);
 } finally {
   ceiling.child.kill('SIGTERM');
+  // Before the first service, which may own the (embedded) database the second one uses.
+  if (manyWorkers) {
+    manyWorkers.child.kill('SIGTERM');
+    await new Promise((resolve) => manyWorkers.child.once('exit', resolve));
+  }
   service.child.kill('SIGTERM');
   await new Promise((resolve) => service.child.once('exit', resolve));
   await joined.close();

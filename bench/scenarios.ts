@@ -14,6 +14,8 @@ export interface Scenario {
   ceiling: string;
   /** In the connection-scaling table too. */
   scaling?: boolean;
+  /** In the workers table too: the same load on a service with one worker and on one with WORKERS (auto). */
+  workers?: boolean;
   /** Sent with the key that has the secrets scope (values decrypted); others use the masked key. */
   readsSecrets?: boolean;
   /** A ceiling's statements per request (the service's are counted). */
@@ -56,7 +58,7 @@ export function scenarios({ integrationId, tagValues: [a, b, c] }: BenchIds): Sc
     graphql('GraphQL light page (20 items, uuid name status)', '{ deployments(limit: 20) { resources { uuid name status } } }', LIGHT_CEILING, {}, true),
     graphql('GraphQL medium page (20 items, resource spec cpu/memory, latest revision status)',
       '{ deployments(limit: 20) { resources { uuid name status sourceConfig { resourceSpec { cpu memoryMb } } latestRevision { status } } } }', LIGHT_CEILING),
-    rest(FULL_PAGE, '/v2/deployments?limit=100', FULL_CEILING, true),
+    { ...rest(FULL_PAGE, '/v2/deployments?limit=100', FULL_CEILING, true), workers: true },
     // Compared with the masked page: what decrypting its ~650 secret values costs.
     { ...rest('REST page of 100, secrets revealed (read-secrets key)', '/v2/deployments?limit=100', FULL_PAGE), readsSecrets: true },
     compressedFullPage('gzip'),

@@ -1,6 +1,7 @@
 // Environment, parsed and validated once. Everything else receives a typed Config and never reads
 // process.env itself, so a bad value is reported at start-up, not on the first request that needs it.
 import { existsSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -47,6 +48,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** How long the port stays open after SIGTERM (answering, not ready) so a load balancer can move traffic away. */
   shutdownDelayMs: number;
+  /** Processes serving the port (node:cluster); 1 runs the service in this one process, as it always did. */
+  workers: number;
 }
 
 export const TRUSTED_DOCUMENTS_MODES = ['off', 'allow', 'require'] as const;
@@ -194,6 +197,34 @@ export function parseSecretsKey(raw: string, name = 'SECRETS_KEY'): Buffer {
   return key;
 }
 
+/** Most workers accepted: far more than any machine's cores, few enough to catch a typo. */
+export const MAX_WORKERS = 256;
+/** The embedded PostgreSQL's max_connections (embedded-postgres.ts), less a few for the tools and psql. */
+const EMBEDDED_CONNECTIONS = 190;
+
+/** `auto`: one worker per core the process may use. */
+function parseWorkers(env: Env, name: string): number {
+  const raw = read(env, name);
+  if (raw === undefined) return 1;
+  if (raw.toLowerCase() === 'auto') return os.availableParallelism();
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_WORKERS) {
+    throw new ConfigError(name, `must be auto or an integer from 1 to ${MAX_WORKERS} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+/**
+ * Each worker opens up to DB_POOL_MAX connections and its LISTEN connection. The embedded server's limit
+ * is known: a sum above it would show only under load, as requests failing for want of a connection.
+ */
+function checkEmbeddedConnections(env: Env, workers: number, poolMax: number): void {
+  const connections = workers * (poolMax + 1);
+  if (workers === 1 || connections <= EMBEDDED_CONNECTIONS) return;
+  const setting = read(env, 'WORKERS')!.toLowerCase() === 'auto' ? `auto (${workers} workers)` : String(workers);
+  throw new ConfigError('WORKERS', `${setting} × (DB_POOL_MAX ${poolMax} + 1) is ${connections} connections, more than the embedded PostgreSQL's ${EMBEDDED_CONNECTIONS}: `
+    + `set WORKERS to at most ${Math.floor(EMBEDDED_CONNECTIONS / (poolMax + 1))}, lower DB_POOL_MAX, or use DATABASE_URL`);
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = parseDatabaseUrl(env, 'DATABASE_URL');
   const rawKey = read(env, 'SECRETS_KEY');
@@ -210,6 +241,9 @@ export function loadConfig(env: Env = process.env): Config {
   // Checked even when COMPRESSION is off, so that turning it on later cannot reveal a bad value.
   const compressionMinBytes = parseInteger(env, 'COMPRESSION_MIN_BYTES', 1024, 0, 100 * 1024 * 1024);
   const trustedDocuments = parseTrustedDocuments(env);
+  const poolMax = parseInteger(env, 'DB_POOL_MAX', 10, 1, 1000);
+  const workers = parseWorkers(env, 'WORKERS');
+  if (databaseUrl === undefined) checkEmbeddedConnections(env, workers, poolMax);
   return {
     port: parsePort(env, 'PORT', 4000, true),
     host: read(env, 'HOST') ?? '127.0.0.1',
@@ -232,11 +266,12 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: parseRedisUrl(env, 'REDIS_URL'),
     logLevel: parseLogLevel(env, 'LOG_LEVEL'),
     database: {
-      poolMax: parseInteger(env, 'DB_POOL_MAX', 10, 1, 1000),
+      poolMax,
       connectTimeoutMs: parseInteger(env, 'DB_CONNECT_TIMEOUT_MS', 3000, 100, 600_000),
       statementTimeoutMs: parseInteger(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
     },
     shutdownGraceMs: parseInteger(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600) * 1000,
     shutdownDelayMs: parseInteger(env, 'SHUTDOWN_DELAY_SECONDS', 0, 0, 3600) * 1000,
+    workers,
   };
 }

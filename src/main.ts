@@ -1,10 +1,13 @@
 // Process entry: configuration -> database (embedded or DATABASE_URL) -> migrations -> demo data -> HTTP,
 // and the reverse on SIGINT/SIGTERM: stop accepting, finish requests in flight, close the ORM, stop PostgreSQL.
+// With WORKERS > 1 this process becomes the cluster primary (src/cluster/primary.ts), which does the start-up up
+// to the demo data once and forks the workers; each worker runs main() from there on, with what it was given.
+import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
-import { openSecretsKeys } from './modules/secrets/secrets-key.ts';
+import { keysCheckedByPrimary, openSecretsKeys } from './modules/secrets/secrets-key.ts';
 import type { SecretCipher } from './modules/secrets/secret-cipher.ts';
 import { ensureDemoData, type DemoKey } from './demo/demo-data.ts';
 import { DEMO_TENANT_ID } from './demo/demo-dataset.ts';
@@ -20,6 +23,9 @@ import { RateLimiter } from './limits/rate-limiter.ts';
 import { drainServer } from './http/graceful-shutdown.ts';
 import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
 import { schema } from './graphql/schema.ts';
+import { runPrimary } from './cluster/primary.ts';
+import { PrimaryLink } from './cluster/primary-link.ts';
+import type { WorkerBrief } from './cluster/messages.ts';
 
 function describeDemoKey(demo: DemoKey, url: string): string {
   if ('revokedPrefix' in demo) {
@@ -58,10 +64,11 @@ interface Services {
   trustedDocuments: AppOptions['trustedDocuments'];
 }
 
-/** Listens, and returns the app with what to announce once it can also be stopped cleanly. */
-async function serve(config: Config, services: Services): Promise<Serving> {
+/** Listens, and returns the app with what to announce once it can also be stopped cleanly. A worker's demo key comes from the primary. */
+async function serve(config: Config, services: Services, worker: WorkerBrief | undefined): Promise<Serving> {
   const { database, cipher, apiKeys, notifications, rateLimiter, metrics, logger, trustedDocuments } = services;
-  const demo = database.mode === 'embedded' && config.seedDemoData ? await ensureDemoData(database.orm, cipher, config.dataDir) : undefined;
+  const demo = worker ? worker.demo
+    : database.mode === 'embedded' && config.seedDemoData ? await ensureDemoData(database.orm, cipher, config.dataDir) : undefined;
   const app = createApp({ orm: database.orm, cipher, apiKeys, rateLimiter, notifications }, {
     demoApiKey: demo && 'key' in demo ? demo.key : undefined,
     introspection: config.graphqlIntrospection,
@@ -78,8 +85,9 @@ async function serve(config: Config, services: Services): Promise<Serving> {
   const { port } = app.server.address() as AddressInfo;
   const shownHost = ['127.0.0.1', '::1', '0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host;
   const url = `http://${shownHost}:${port}${GRAPHQL_PATH}`;
-  const where = database.mode === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'DATABASE_URL';
-  const lines = [`GraphQL ready at ${url} (database: ${where})`, ...(demo ? [describeDemoKey(demo, url)] : [])];
+  const where = (worker?.databaseMode ?? database.mode) === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'DATABASE_URL';
+  const workers = config.workers > 1 ? `, ${config.workers} workers` : '';
+  const lines = [`GraphQL ready at ${url} (database: ${where}${workers})`, ...(demo ? [describeDemoKey(demo, url)] : [])];
   return { app, announcement: lines.join('\n') };
 }
 
@@ -88,7 +96,10 @@ async function main(): Promise<void> {
   // Before anything starts: a manifest that is missing, malformed or stale against the schema stops the service.
   const { trustedDocuments: trusted } = config;
   const trustedDocuments = trusted.mode === 'off' ? undefined : { mode: trusted.mode, manifest: loadTrustedDocuments(trusted.manifestPath, schema) };
-  const logger = createLogger(config.logLevel);
+  if (config.workers > 1 && cluster.isPrimary) return runPrimary(config);
+  // A cluster worker: the database the primary opened (and migrated, and checked the secrets key against).
+  const primary = await PrimaryLink.join();
+  const logger = primary ? createLogger(config.logLevel).child({ worker: primary.brief.slot }) : createLogger(config.logLevel);
   // A signal during start-up (the embedded PostgreSQL runs detached, so it must not be left behind): noted,
   // and acted on as soon as there is something to stop in order. A second one quits at once (the next start
   // stops a PostgreSQL left behind).
@@ -98,18 +109,22 @@ async function main(): Promise<void> {
     stopRequested = signal;
   };
   let stopRequested: string | undefined;
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  if (primary) primary.onStop((signal) => stop(signal));
+  else {
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+  }
   const metrics = new Metrics();
-  const database = await openDatabase(config, {
-    migrate: config.migrateOnStart,
+  primary?.shareMetrics(metrics);
+  const database = await openDatabase(primary ? { ...config, databaseUrl: primary.brief.databaseUrl } : config, {
+    migrate: !primary && config.migrateOnStart,
     whenRunning: 'own',
     timeouts: config.database,
     onPoolCreated: (pool) => metrics.observePool(pool),
   });
   // Only once the database is open: whether a key may be generated, and whether the keys read the stored
   // secrets, depend on what it holds. A process that cannot read them does not start.
-  const cipher = await openSecretsKeys(config, database.orm.em.getConnection()).catch(async (error: unknown) => {
+  const cipher = await (primary ? keysCheckedByPrimary(config) : openSecretsKeys(config, database.orm.em.getConnection())).catch(async (error: unknown) => {
     await database.close();
     throw error;
   });
@@ -120,12 +135,12 @@ async function main(): Promise<void> {
   apiKeys.listenTo(notifications);
   await notifications.start(database.clientUrl);
   const rateLimiter = config.rateLimitPerMinute > 0
-    ? new RateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger })
+    ? new RateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger, acrossWorkers: Boolean(primary) })
     : undefined;
-  if (rateLimiter && !(await rateLimiter.connected(2000))) logger.warn('REDIS_URL does not answer yet; rate limits are kept per process until it does');
+  if (rateLimiter && !(await rateLimiter.connected(2000))) logger.warn('REDIS_URL does not answer yet; rate limits are kept in memory until it does');
   let serving: Serving;
   try {
-    serving = await serve(config, { database, cipher, apiKeys, notifications, rateLimiter, metrics, logger, trustedDocuments });
+    serving = await serve(config, { database, cipher, apiKeys, notifications, rateLimiter, metrics, logger, trustedDocuments }, primary?.brief);
   } catch (error) {
     await rateLimiter?.close();
     apiKeys.stop();
@@ -153,7 +168,8 @@ async function main(): Promise<void> {
   };
   stop = (signal) => void shutdown(signal);
   if (stopRequested) return stop(stopRequested);
-  console.log(serving.announcement);
+  if (primary) primary.serving(serving.announcement);
+  else console.log(serving.announcement);
 }
 
 main().catch((error: unknown) => {

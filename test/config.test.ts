@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, PROJECT_ROOT } from '../src/config.ts';
@@ -44,7 +45,25 @@ describe('configuration', () => {
     });
   });
 
+  it('runs one process unless WORKERS asks for more; auto is one per core', () => {
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ DATABASE_URL: 'postgres://h/db', SECRETS_KEY: KEY }).workers).toBe(1);
+    expect(loadConfig({ WORKERS: '4' }).workers).toBe(4);
+    expect(loadConfig({ WORKERS: 'auto' }).workers).toBe(os.availableParallelism());
+    expect(loadConfig({ WORKERS: ' Auto ' }).workers).toBe(os.availableParallelism());
+    // With an external PostgreSQL its connection limit is the operator's to know; the embedded one's is ours.
+    expect(loadConfig({ WORKERS: '64', DATABASE_URL: 'postgres://h/db', SECRETS_KEY: KEY }).workers).toBe(64);
+    expect(loadConfig({ WORKERS: '17' }).workers).toBe(17);
+    expect(loadConfig({ WORKERS: '1', DB_POOL_MAX: '500' }).workers).toBe(1);
+  });
+
   it.each([
+    [{ WORKERS: 'two' }, 'WORKERS must be auto or an integer from 1 to 256 (got "two")'],
+    [{ WORKERS: '0' }, 'WORKERS must be auto or an integer from 1 to 256 (got "0")'],
+    [{ WORKERS: '1.5' }, 'WORKERS must be auto or an integer from 1 to 256 (got "1.5")'],
+    [{ WORKERS: '257', DATABASE_URL: 'postgres://h/db', SECRETS_KEY: KEY }, 'WORKERS must be auto or an integer from 1 to 256 (got "257")'],
+    [{ WORKERS: '18' }, "WORKERS 18 × (DB_POOL_MAX 10 + 1) is 198 connections, more than the embedded PostgreSQL's 190: set WORKERS to at most 17, lower DB_POOL_MAX, or use DATABASE_URL"],
+    [{ WORKERS: '2', DB_POOL_MAX: '100' }, 'WORKERS 2 × (DB_POOL_MAX 100 + 1) is 202 connections'],
     [{ TRUSTED_DOCUMENTS: 'on' }, 'TRUSTED_DOCUMENTS must be one of off, allow, require (got "on")'],
     [{ TRUSTED_DOCUMENTS: 'require' }, 'TRUSTED_DOCUMENTS_MANIFEST is required with TRUSTED_DOCUMENTS=require'],
     [{ TRUSTED_DOCUMENTS: 'allow', TRUSTED_DOCUMENTS_MANIFEST: ' ' }, 'TRUSTED_DOCUMENTS_MANIFEST is required with TRUSTED_DOCUMENTS=allow'],
@@ -73,5 +92,14 @@ describe('configuration', () => {
     });
     expect(result.status).toBe(1);
     expect(result.stderr.trim()).toBe('Invalid configuration: PORT must be an integer from 0 to 65535 (got "eighty")');
+  });
+
+  it('stops the service with one line for a bad WORKERS, before any worker starts', () => {
+    const result = spawnSync(process.execPath, ['src/main.ts'], {
+      cwd: PROJECT_ROOT, env: { ...process.env, WORKERS: 'all' }, encoding: 'utf8', timeout: 30_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe('Invalid configuration: WORKERS must be auto or an integer from 1 to 256 (got "all")');
+    expect(result.stdout).toBe('');
   });
 });

@@ -78,10 +78,21 @@ export function useProbes({ orm, metrics, inFlight, cipher }: ProbeOptions): Plu
       : json(503, { status: 'unavailable', checks }, { 'retry-after': String(RETRY_AFTER_SECONDS) });
   }
 
+  async function metricsText(): Promise<Response> {
+    let text: string;
+    try {
+      text = await metrics.exposition();
+    } catch (error) {
+      // With several workers the text is gathered through the cluster primary; a scrape may fail, never hang.
+      return json(503, { detail: `Metrics unavailable: ${(error as Error).message}` }, { 'retry-after': String(RETRY_AFTER_SECONDS) });
+    }
+    return new Response(text, { headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' } });
+  }
+
   const endpoints: Record<string, () => Promise<Response> | Response> = {
     '/health': () => json(200, { status: 'ok' }),
     '/ready': ready,
-    '/metrics': async () => new Response(await metrics.registry.metrics(), { headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' } }),
+    '/metrics': metricsText,
   };
 
   return {

@@ -2,12 +2,16 @@
 // address, past which wrong keys get 429 instead of 401. In memory by default; in Redis
 // when REDIS_URL is set, so that replicas share one budget. If Redis cannot answer, each replica falls back to
 // its own in-memory budget rather than refusing or waving everything through.
+// With several workers (WORKERS > 1) "in memory" is the cluster primary's memory, which every worker asks over
+// IPC, so a key's budget is the configured one, not one per worker; it is also Redis's fallback there.
 import { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from '../observability/logger.ts';
 import type { RateLimitState } from '../observability/request-scope.ts';
 
 const WINDOW_SECONDS = 60;
+/** A worker waits this long for the cluster primary's count, then counts on its own (the primary is stuck or gone). */
+const PRIMARY_TIMEOUT_MS = 1000;
 /** Failed authentications allowed per client address and minute. */
 export const AUTH_FAILURES_PER_MINUTE = 30;
 
@@ -30,7 +34,11 @@ export interface RateLimiterOptions {
   logger?: Logger;
   /** Separates budgets of independent deployments (and of tests) sharing one Redis. */
   keyPrefix?: string;
+  /** A cluster worker: budgets are counted by the primary (its RateLimiterClusterMaster), for every worker at once. */
+  acrossWorkers?: boolean;
 }
+
+type Budget = 'perKey' | 'authFailures';
 
 const stateOf = (res: RateLimiterRes, limit: number): RateLimitState => ({
   limit,
@@ -41,6 +49,8 @@ const stateOf = (res: RateLimiterRes, limit: number): RateLimitState => ({
 export class RateLimiter {
   private readonly perKey: RateLimiterAbstract;
   private readonly authFailures: RateLimiterAbstract;
+  /** A worker's own counts, for when the cluster primary does not answer. */
+  private readonly ownCounts: Record<Budget, RateLimiterAbstract> | undefined;
   private readonly redis: Redis | undefined;
   private readonly options: RateLimiterOptions;
 
@@ -49,9 +59,15 @@ export class RateLimiter {
     const prefix = options.keyPrefix ?? 'deployments-gateway';
     const perKey = { points: options.perMinute, duration: WINDOW_SECONDS, keyPrefix: `${prefix}:key` };
     const authFailures = { points: AUTH_FAILURES_PER_MINUTE, duration: WINDOW_SECONDS, keyPrefix: `${prefix}:auth-failure` };
+    const inMemory = (settings: typeof perKey): RateLimiterAbstract => (options.acrossWorkers
+      ? new RateLimiterCluster({ ...settings, timeoutMs: PRIMARY_TIMEOUT_MS })
+      : new RateLimiterMemory(settings));
+    this.ownCounts = options.acrossWorkers
+      ? { perKey: new RateLimiterMemory(perKey), authFailures: new RateLimiterMemory(authFailures) }
+      : undefined;
     if (!options.redisUrl) {
-      this.perKey = new RateLimiterMemory(perKey);
-      this.authFailures = new RateLimiterMemory(authFailures);
+      this.perKey = inMemory(perKey);
+      this.authFailures = inMemory(authFailures);
       return;
     }
     // No offline queue and a short command timeout: a request never waits on a Redis that is not there.
@@ -63,7 +79,7 @@ export class RateLimiter {
     });
     this.redis.on('ready', () => { warned = false; });
     const insured = (settings: typeof perKey) => new RateLimiterRedis({
-      ...settings, storeClient: this.redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(settings),
+      ...settings, storeClient: this.redis, rejectIfRedisNotReady: true, insuranceLimiter: inMemory(settings),
     });
     this.perKey = insured(perKey);
     this.authFailures = insured(authFailures);
@@ -85,10 +101,21 @@ export class RateLimiter {
     });
   }
 
+  /** Spends from a shared budget; a worker whose primary does not answer spends from its own count instead. */
+  private async spend(budget: Budget, how: 'consume' | 'penalty', key: string): Promise<RateLimiterRes> {
+    try {
+      return await this[budget][how](key, 1);
+    } catch (rejection) {
+      const own = this.ownCounts?.[budget];
+      if (rejection instanceof RateLimiterRes || !own) throw rejection;
+      return own[how](key, 1);
+    }
+  }
+
   /** Spends one request of the key's budget; throws RateLimitExceeded when it is gone. */
   async consume(apiKeyId: string): Promise<RateLimitState> {
     try {
-      return stateOf(await this.perKey.consume(apiKeyId), this.options.perMinute);
+      return stateOf(await this.spend('perKey', 'consume', apiKeyId), this.options.perMinute);
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) throw new RateLimitExceeded(stateOf(rejection, this.options.perMinute), 'api-key');
       throw rejection;
@@ -103,7 +130,7 @@ export class RateLimiter {
   async recordAuthFailure(address: string): Promise<void> {
     let spent: RateLimiterRes;
     try {
-      spent = await this.authFailures.penalty(address, 1);
+      spent = await this.spend('authFailures', 'penalty', address);
     } catch {
       return; // the store failed and so did its fallback: the 401 stands on its own
     }

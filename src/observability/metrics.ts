@@ -10,6 +10,8 @@ const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
 
 export class Metrics {
   readonly registry = new Registry();
+  /** The text /metrics answers with: this registry's, or with WORKERS > 1 every worker's (src/cluster). */
+  exposition: () => Promise<string> = () => this.registry.metrics();
   private readonly operationNames = new Set<string>();
   private pool: pg.Pool | undefined;
 

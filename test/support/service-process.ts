@@ -4,14 +4,17 @@ import { PROJECT_ROOT } from '../../src/config.ts';
 
 export interface ServiceProcess {
   url: string;
+  pid: number;
   output: () => string;
+  /** The first match of `pattern` in the output, as soon as it is there (rejects after `deadlineMs`, or on exit). */
+  waitFor(pattern: RegExp, deadlineMs?: number): Promise<RegExpExecArray>;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
   kill(signal: NodeJS.Signals): void;
   exited: Promise<number | null>;
 }
 
-const OWN_VARIABLES = ['PORT', 'HOST', 'DATABASE_URL', 'DATA_DIR', 'SECRETS_KEY', 'MIGRATE_ON_START', 'SEED_DEMO_DATA', 'EMBEDDED_PG_PORT'];
+const OWN_VARIABLES = ['PORT', 'HOST', 'DATABASE_URL', 'DATA_DIR', 'SECRETS_KEY', 'MIGRATE_ON_START', 'SEED_DEMO_DATA', 'EMBEDDED_PG_PORT', 'WORKERS'];
 
 export function runNode(script: string, args: string[], env: Record<string, string>): ChildProcess {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !OWN_VARIABLES.includes(k)));
@@ -22,6 +25,27 @@ export function startService(env: Record<string, string>): Promise<ServiceProces
   const child = runNode('src/main.ts', [], { PORT: '0', ...env });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const waitFor = (pattern: RegExp, deadlineMs = 30_000) => new Promise<RegExpExecArray>((resolve, reject) => {
+    const look = () => {
+      const match = pattern.exec(output);
+      if (!match) return;
+      done();
+      resolve(match);
+    };
+    const timer = setTimeout(() => { done(); reject(new Error(`no ${pattern} in the output within ${deadlineMs} ms:\n${output}`)); }, deadlineMs);
+    const onExit = () => { done(); reject(new Error(`the service exited without ${pattern} in its output:\n${output}`)); };
+    function done() {
+      clearTimeout(timer);
+      child.stdout!.off('data', look);
+      child.stderr!.off('data', look);
+      child.off('close', onExit);
+    }
+    // Registered after the output's own listeners, so `output` already holds the chunk.
+    child.stdout!.on('data', look);
+    child.stderr!.on('data', look);
+    child.once('close', onExit);
+    look();
+  });
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -30,7 +54,9 @@ export function startService(env: Record<string, string>): Promise<ServiceProces
       if (ready && (env.DATABASE_URL || /Demo API key/.test(output))) {
         resolve({
           url: ready[1]!,
+          pid: child.pid!,
           output: () => output,
+          waitFor,
           stop: async () => {
             child.kill('SIGTERM');
             return exited;

@@ -113,6 +113,16 @@ export async function openSecretsKeys(config: Config, connection: Connection, { 
     + 'set SECRETS_KEY to the key that wrote them, or during a rotation the new key as SECRETS_KEY and the old one as SECRETS_KEY_PREVIOUS');
 }
 
+/**
+ * A cluster worker's cipher: the same keys, read the same way, that the primary has just checked with
+ * openSecretsKeys (and generated, if it had to) before it forked the worker; not checked again.
+ */
+export async function keysCheckedByPrimary(config: Config): Promise<SecretCipher> {
+  const current = await configuredKey(config);
+  if (!current) throw new SecretsKeyError(`SECRETS_KEY is not set and ${secretsKeyFile(config)} does not exist: set SECRETS_KEY`);
+  return new SecretCipher(current.key, config.secretsKeyPrevious ? [config.secretsKeyPrevious] : []);
+}
+
 /** For a hint only: the key file's fingerprint, if there is a usable one. */
 async function fingerprintOfKeyFile(file: string): Promise<string | undefined> {
   try {
