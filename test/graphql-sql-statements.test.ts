@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemoDocument, DEMO_TENANT_ID } from '../src/demo/demo-dataset.ts';
 import { schema } from '../src/graphql/schema.ts';
 import { importDocument } from '../src/import/importer.ts';
-import { parseImportDocument } from '../src/import/parse-document.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
 import { selectEverything } from './support/select-everything.ts';
 import { issueKey, newCipher } from './support/fixtures.ts';
@@ -33,7 +32,7 @@ function twoDemoDocuments() {
 beforeAll(async () => {
   db = await createTestDatabase({ onQuery: (sql) => statements.push(sql) });
   const cipher = newCipher();
-  await importDocument(db.orm.em.fork(), parseImportDocument(JSON.stringify(twoDemoDocuments())), cipher);
+  await importDocument(db.orm.em.fork(), JSON.stringify(twoDemoDocuments()), cipher);
   key = await issueKey(db.orm.em, [DEMO_TENANT_ID], true);
   app = await startApp(db.orm, cipher);
 });
