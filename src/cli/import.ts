@@ -16,8 +16,7 @@ function progressLine(file: string, started: number) {
     const seconds = (performance.now() - started) / 1000;
     const rate = seconds > 0 ? ` (${Math.round(records.deployments / seconds)} deployments/s)` : '';
     const what = phase === 'reading' ? `reading ${file}: ${records.deployments} deployments${rate}`
-      : phase === 'checking' ? `checking ${records.deployments} deployments`
-      : phase === 'writing' ? 'writing the changes'
+      : phase === 'finishing' ? `${records.deployments} deployments read, finishing`
       : `done: ${records.deployments} deployments in ${seconds.toFixed(1)} s${rate}`;
     process.stderr.write(`\r\x1b[K${what}${phase === 'done' ? '\n' : ''}`);
   };

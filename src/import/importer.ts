@@ -1,9 +1,10 @@
 // Imports a document (docs/decisions.md#data-import) in one transaction, streaming: the document is read
 // element by element (document-reader.ts), each element checked with its schema as it arrives
-// (validate-record.ts) and staged with COPY into temporary tables (staging-writer.ts); then the checks that
-// need the whole document or the database run on the staged rows (import-checks.ts), and set-based statements
-// write what differs (apply-tenancy.ts, apply-deployments.ts). Memory stays bounded whatever the document's
-// size; a failure anywhere rolls everything back, so a bad document writes nothing.
+// (validate-record.ts) and staged with COPY into temporary tables in batches (staging-writer.ts); each batch is
+// checked against the database (tenancy-checks.ts, batch-checks.ts) and written by set-based statements that
+// change only what differs (apply-tenancy.ts, apply-deployments.ts; import-batches.ts says when). Memory stays
+// bounded whatever the document's size; a failure anywhere rolls everything back, so a bad document writes
+// nothing.
 //
 // Rows are matched by id (tag keys by tenant and key, repositories by integration and code-host id) and
 // changed only where the document differs, so importing the same file twice changes nothing. Lists a record
@@ -14,14 +15,12 @@
 // It runs on one connection of the ORM's pool, outside the ORM's unit of work: COPY and set-based statements
 // from staging tables are not something the ORM builds (see the files above for each statement's reason).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type pg from 'pg';
 import type { SecretCipher } from '../modules/secrets/secret-cipher.ts';
-import { applyDeployments } from './apply-deployments.ts';
-import { addCounts, noChanges, type ChangeCounts } from './apply-tenancy.ts';
-import { applyTenancy } from './apply-tenancy.ts';
+import type { ChangeCounts } from './apply-tenancy.ts';
 import type { SectionName } from './document.schema.ts';
 import { readDocument } from './document-reader.ts';
-import { checkStagedDocument } from './import-checks.ts';
+import { ImportBatches } from './import-batches.ts';
+import { ImportError } from './import-error.ts';
 import { createStagingTables } from './staging-tables.ts';
 import { StagingWriter } from './staging-writer.ts';
 import { validateRecord } from './validate-record.ts';
@@ -32,8 +31,8 @@ export type ImportSummary = ChangeCounts;
 export type DocumentInput = string | AsyncIterable<Buffer | string>;
 
 export interface ImportProgress {
-  /** Reading the document (and staging it), checking it, writing the changes, done. */
-  phase: 'reading' | 'checking' | 'writing' | 'done';
+  /** Reading the document (each batch is checked and written as it fills), what waited for the end of it, done. */
+  phase: 'reading' | 'finishing' | 'done';
   /** Elements read so far, per list. */
   records: Record<SectionName, number>;
 }
@@ -45,16 +44,23 @@ export interface ImportOptions {
 
 const PROGRESS_EVERY = 1000;
 
-async function stageDocument(writer: StagingWriter, client: pg.ClientBase, input: DocumentInput, report: (phase: ImportProgress['phase']) => void, records: ImportProgress['records']) {
+/** Reads, checks and stages the document; batches are checked and written as they fill (import-batches.ts). */
+async function streamDocument(writer: StagingWriter, input: DocumentInput, report: (phase: ImportProgress['phase']) => void, records: ImportProgress['records']) {
   let read = 0;
   for await (const record of readDocument(typeof input === 'string' ? [input] : input)) {
-    await writer.add(validateRecord(record));
+    let valid;
+    try {
+      valid = validateRecord(record);
+    } catch (error) {
+      // The first offending element in document order: one staged earlier, if any, fails first.
+      if (error instanceof ImportError) await writer.finish();
+      throw error;
+    }
+    await writer.add(valid);
     records[record.section]++;
     if (++read % PROGRESS_EVERY === 0) report('reading');
   }
   await writer.finish();
-  // Temporary tables get no statistics from autovacuum; the checks and writes join them with large tables.
-  await client.query('analyze import_tenant, import_tag, import_tag_value, import_integration, import_repository, import_deployment, import_secret, import_secret_reference, import_tag_link, import_revision');
 }
 
 /** Imports the document atomically: on any error nothing is written. */
@@ -63,23 +69,19 @@ export async function importDocument(em: EntityManager, input: DocumentInput, ci
   const report = (phase: ImportProgress['phase']) => options.onProgress?.({ phase, records: { ...records } });
   const pool = await em.getConnection().getNativeClient();
   const client = await pool.connect();
-  const writer = new StagingWriter(client, cipher);
+  const batches = new ImportBatches(client, new Date());
+  const writer = new StagingWriter(client, cipher, batches);
   let broken: Error | undefined;
   try {
     await client.query('begin');
     for (const sql of createStagingTables()) await client.query(sql);
     report('reading');
-    await stageDocument(writer, client, input, report, records);
-    report('checking');
-    await checkStagedDocument(client);
-    report('writing');
-    const now = new Date();
-    const summary = noChanges();
-    addCounts(summary, await applyTenancy(client, now));
-    addCounts(summary, await applyDeployments(client, now));
+    await streamDocument(writer, input, report, records);
+    report('finishing');
+    await batches.finish();
     await client.query('commit');
     report('done');
-    return summary;
+    return batches.summary;
   } catch (error) {
     try {
       await writer.settle();

@@ -1,7 +1,7 @@
 // Fills the staging tables (staging-tables.ts) with the document's records, in batches, with COPY: one
-// statement per table and batch instead of one per row. While PostgreSQL takes in one batch, the next one is
-// read, checked and encrypted (its COPY data is handed to the socket and the writer moves on), so the two
-// processes work at the same time; at most two batches are held in memory.
+// statement per table and batch instead of one per row, then hands each batch of deployments to
+// import-batches.ts. While PostgreSQL takes in and writes one batch, the next one is read, checked and
+// encrypted, so the two processes work at the same time; at most two batches are held in memory.
 //
 // Secrets: each value is sealed under the current key, bound to its deployment and name. A stored secret that
 // already holds the value under the current key is staged with a null ciphertext ("keep the stored one"), so a
@@ -15,9 +15,12 @@ import { CopyText } from './copy-text.ts';
 import { deploymentRows, integrationRows, tagRows, tenantRow, type StagedSecret } from './staged-rows.ts';
 import { columnsOf, type StagingTable } from './staging-tables.ts';
 import type { ValidRecord } from './validate-record.ts';
+import type { ImportBatches } from './import-batches.ts';
 
 /** Rows held before a batch is sent (a benchmark deployment makes about 12). */
 const BATCH_ROWS = 20_000;
+
+const TENANCY: readonly StagedTable[] = ['import_tenant', 'import_tag', 'import_tag_value', 'import_integration', 'import_repository'];
 
 const STAGED_TABLES = [
   'import_tenant', 'import_tag', 'import_tag_value', 'import_integration', 'import_repository', 'import_deployment',
@@ -29,18 +32,23 @@ export class StagingWriter {
   readonly #buffers = Object.fromEntries(STAGED_TABLES.map((table) => [table, new CopyText(table)])) as { [T in StagedTable]: CopyText<T> };
   #secrets: StagedSecret[] = [];
   #rows = 0;
+  #section: ValidRecord['section'] | undefined;
   /** The COPY statements of the batch PostgreSQL is taking in. */
   #sending: Promise<unknown> = Promise.resolve();
 
   readonly #client: pg.ClientBase;
   readonly #cipher: SecretCipher;
-  constructor(client: pg.ClientBase, cipher: SecretCipher) {
+  readonly #batches: ImportBatches;
+  constructor(client: pg.ClientBase, cipher: SecretCipher, batches: ImportBatches) {
     this.#client = client;
     this.#cipher = cipher;
+    this.#batches = batches;
   }
 
-  /** Stages a checked record; sends a batch when enough rows are held. */
+  /** Stages a checked record; sends a batch when enough rows are held, or when the list of deployments ends. */
   async add(record: ValidRecord): Promise<void> {
+    if (this.#section === 'deployments' && record.section !== 'deployments') await this.flush();
+    this.#section = record.section;
     const b = this.#buffers;
     const before = this.#totalRows();
     switch (record.section) {
@@ -94,11 +102,15 @@ export class StagingWriter {
       secretRows.add({ ...secret, value_ciphertext: keep ? null : sealed[i]!.valueCiphertext, key_fingerprint: keep ? null : sealed[i]!.keyFingerprint });
     });
     const batch = [...data, ['import_secret', secretRows.take()] as const].filter(([, text]) => text.length > 0);
+    const tenancy = batch.some(([table]) => TENANCY.includes(table));
+    const deployments = batch.some(([table]) => table === 'import_deployment');
     // Not awaited: the next batch is prepared while PostgreSQL takes this one in. One statement at a time (pg
     // queues nothing on a busy connection). A failure is thrown by the next flush or finish; until then it must
     // not count as unhandled.
     this.#sending = (async () => {
       for (const [table, text] of batch) await this.#copy(table, text);
+      if (tenancy) this.#batches.tenancyStaged();
+      if (deployments) await this.#batches.deploymentBatch();
     })();
     this.#sending.catch(() => {});
   }
