@@ -4,7 +4,7 @@
 // whether its columns, its tag links or both changed (the pivot rows are not counted on their own).
 //
 // Rows of new deployments cannot exist yet, so they are inserted without looking for them (a new deployment's
-// secrets, say, are not searched for among every stored secret); rows of existing deployments are matched.
+// secrets, say, are not searched for among every stored secret); only rows of existing deployments are matched.
 //
 // Hand-written SQL, for the reasons apply-tenancy.ts gives; the same tenant conditions.
 import type pg from 'pg';
@@ -16,8 +16,10 @@ const DEPLOYMENT_COLUMNS = [
 ];
 const list = (columns: string[], alias: string) => columns.map((c) => `${alias}.${c}`).join(', ');
 
-const NEW = `not exists (select 1 from import_existing_deployment e where e.id = s.deployment_id)`;
-const EXISTING = `exists (select 1 from import_existing_deployment e where e.id = s.deployment_id)`;
+/** Rows of the batch's existing deployments only. */
+const OF_EXISTING = 'join import_existing_deployment e on e.id = s.deployment_id';
+/** Rows of the batch's new deployments only. */
+const OF_NEW = 'where not exists (select 1 from import_existing_deployment e where e.id = s.deployment_id)';
 
 /** Which staged deployments exist: their lists may lose rows, and their new rows must be matched. */
 const FIND_EXISTING = `insert into import_existing_deployment (id) select s.id from import_deployment s join deployment d on d.id = s.id`;
@@ -34,7 +36,10 @@ const INSERT_DEPLOYMENTS = `insert into deployment (id, tenant_id, ${DEPLOYMENT_
   select s.id, s.tenant_id, ${list(DEPLOYMENT_COLUMNS, 's')} from import_deployment s
   where not exists (select 1 from import_existing_deployment e where e.id = s.id)`;
 
-/** Tag links become what the document lists; an existing deployment whose links changed is marked changed. */
+const INSERT_NEW_TAG_LINKS = `insert into deployment_tag_value (deployment_id, tag_value_id)
+  select s.deployment_id, s.tag_value_id from import_tag_link s ${OF_NEW}`;
+
+/** An existing deployment's tag links become what the document lists; if they change, it counts as changed. */
 const REPLACE_TAG_LINKS = `with removed as (
     delete from deployment_tag_value l using import_existing_deployment e
     where l.deployment_id = e.id
@@ -42,62 +47,65 @@ const REPLACE_TAG_LINKS = `with removed as (
     returning l.deployment_id
   ), added as (
     insert into deployment_tag_value (deployment_id, tag_value_id)
-    select s.deployment_id, s.tag_value_id from import_tag_link s
-    where ${NEW}
-       or not exists (select 1 from deployment_tag_value l where l.deployment_id = s.deployment_id and l.tag_value_id = s.tag_value_id)
+    select s.deployment_id, s.tag_value_id from import_tag_link s ${OF_EXISTING}
+    where not exists (select 1 from deployment_tag_value l where l.deployment_id = s.deployment_id and l.tag_value_id = s.tag_value_id)
     returning deployment_id
-  ) insert into import_changed_deployment (id)
-    select deployment_id from removed
-    union select deployment_id from added where deployment_id in (select id from import_existing_deployment)`;
+  ) insert into import_changed_deployment (id) select deployment_id from removed union select deployment_id from added`;
+
+/** The rows a deployment owns, by name: secrets and secret references. */
+function ownedList(table: string, staged: string, columns: string[], changed: string, set: string) {
+  const values = `gen_random_uuid(), s.tenant_id, s.deployment_id, s.name, ${list(columns, 's')}`;
+  const into = `insert into ${table} (id, tenant_id, deployment_id, name, ${columns.join(', ')})`;
+  return {
+    ofNew: { created: [`${into} select ${values} from ${staged} s ${OF_NEW}`] },
+    ofExisting: {
+      deleted: [`delete from ${table} x using import_existing_deployment e
+        where x.deployment_id = e.id and not exists (select 1 from ${staged} s where s.deployment_id = x.deployment_id and s.name = x.name)`],
+      updated: [`update ${table} x set ${set} from ${staged} s
+        where x.deployment_id = s.deployment_id and x.name = s.name and x.tenant_id = s.tenant_id and (${changed})`],
+      created: [`${into} select ${values} from ${staged} s ${OF_EXISTING}
+        where not exists (select 1 from ${table} x where x.deployment_id = s.deployment_id and x.name = s.name)`],
+    },
+  };
+}
 
 /** A null staged ciphertext keeps the stored one (the same value under the current key, staging-writer.ts). */
-const SECRETS = {
-  deleted: [`delete from secret x using import_existing_deployment e
-    where x.deployment_id = e.id and not exists (select 1 from import_secret s where s.deployment_id = x.deployment_id and s.name = x.name)`],
-  updated: [`update secret x set value_ciphertext = coalesce(s.value_ciphertext, x.value_ciphertext),
-      key_fingerprint = coalesce(s.key_fingerprint, x.key_fingerprint), position = s.position
-    from import_secret s
-    where x.deployment_id = s.deployment_id and x.name = s.name and x.tenant_id = s.tenant_id
-      and (s.value_ciphertext is not null or x.position <> s.position)`],
-  created: [NEW, EXISTING].map((owner) => `insert into secret (id, tenant_id, deployment_id, name, value_ciphertext, key_fingerprint, position)
-    select gen_random_uuid(), s.tenant_id, s.deployment_id, s.name, s.value_ciphertext, s.key_fingerprint, s.position from import_secret s
-    where ${owner}${owner === EXISTING ? ' and not exists (select 1 from secret x where x.deployment_id = s.deployment_id and x.name = s.name)' : ''}`),
-};
+const SECRETS = ownedList('secret', 'import_secret', ['value_ciphertext', 'key_fingerprint', 'position'],
+  's.value_ciphertext is not null or x.position <> s.position',
+  `value_ciphertext = coalesce(s.value_ciphertext, x.value_ciphertext), key_fingerprint = coalesce(s.key_fingerprint, x.key_fingerprint), position = s.position`);
 
-const SECRET_REFERENCES = {
-  deleted: [`delete from secret_reference x using import_existing_deployment e
-    where x.deployment_id = e.id
-      and not exists (select 1 from import_secret_reference s where s.deployment_id = x.deployment_id and s.name = x.name)`],
-  updated: [`update secret_reference x set secret_name = s.secret_name, secret_key = s.secret_key, position = s.position
-    from import_secret_reference s
-    where x.deployment_id = s.deployment_id and x.name = s.name and x.tenant_id = s.tenant_id
-      and (x.secret_name, x.secret_key, x.position) is distinct from (s.secret_name, s.secret_key, s.position)`],
-  created: [NEW, EXISTING].map((owner) => `insert into secret_reference (id, tenant_id, deployment_id, name, secret_name, secret_key, position)
-    select gen_random_uuid(), s.tenant_id, s.deployment_id, s.name, s.secret_name, s.secret_key, s.position from import_secret_reference s
-    where ${owner}${owner === EXISTING ? ' and not exists (select 1 from secret_reference x where x.deployment_id = s.deployment_id and x.name = s.name)' : ''}`),
-};
+const SECRET_REFERENCES = ownedList('secret_reference', 'import_secret_reference', ['secret_name', 'secret_key', 'position'],
+  '(x.secret_name, x.secret_key, x.position) is distinct from (s.secret_name, s.secret_key, s.position)',
+  'secret_name = s.secret_name, secret_key = s.secret_key, position = s.position');
 
 const REVISION_COLUMNS = ['status', 'source', 'source_revision_config', 'remote_reconciled', 'created_at', 'updated_at'];
+const INSERT_REVISIONS = `insert into revision (id, tenant_id, deployment_id, ${REVISION_COLUMNS.join(', ')})
+  select s.id, s.tenant_id, s.deployment_id, ${list(REVISION_COLUMNS, 's')} from import_revision s`;
 
-/** A revision id stored under another deployment was refused by the checks, so a new deployment's revisions are new. */
+/** Matched by id. A revision id stored under another deployment was refused by the checks, so a new deployment's revisions are new. */
 const REVISIONS = {
-  updated: [`update revision r set ${REVISION_COLUMNS.map((c) => `${c} = s.${c}`).join(', ')}
-    from import_revision s
-    where r.id = s.id and r.deployment_id = s.deployment_id and r.tenant_id = s.tenant_id
-      and (${list(REVISION_COLUMNS, 'r')}) is distinct from (${list(REVISION_COLUMNS, 's')})`],
-  created: [NEW, EXISTING].map((owner) => `insert into revision (id, tenant_id, deployment_id, ${REVISION_COLUMNS.join(', ')})
-    select s.id, s.tenant_id, s.deployment_id, ${list(REVISION_COLUMNS, 's')} from import_revision s
-    where ${owner}${owner === EXISTING ? ' and not exists (select 1 from revision r where r.id = s.id)' : ''}`),
+  ofNew: { created: [`${INSERT_REVISIONS} ${OF_NEW}`] },
+  ofExisting: {
+    updated: [`update revision r set ${REVISION_COLUMNS.map((c) => `${c} = s.${c}`).join(', ')}
+      from import_revision s ${OF_EXISTING}
+      where r.id = s.id and r.deployment_id = s.deployment_id and r.tenant_id = s.tenant_id
+        and (${list(REVISION_COLUMNS, 'r')}) is distinct from (${list(REVISION_COLUMNS, 's')})`],
+    created: [`${INSERT_REVISIONS} ${OF_EXISTING} where not exists (select 1 from revision r where r.id = s.id)`],
+  },
 };
 
 export async function applyDeployments(client: pg.ClientBase, now: Date): Promise<ChangeCounts> {
-  await client.query(FIND_EXISTING);
-  await client.query(UPDATE_DEPLOYMENTS);
   const total = noChanges();
+  const existing = (await client.query(FIND_EXISTING)).rowCount ?? 0;
   total.created += (await client.query(INSERT_DEPLOYMENTS)).rowCount ?? 0;
+  await client.query(INSERT_NEW_TAG_LINKS);
+  for (const { ofNew } of [SECRETS, SECRET_REFERENCES, REVISIONS]) addCounts(total, await countChanges(client, now, ofNew));
+  // A first import into an empty database (every batch of the benchmark's) skips the statements below.
+  if (existing === 0) return total;
+  await client.query(UPDATE_DEPLOYMENTS);
   await client.query(REPLACE_TAG_LINKS);
   const { rows: [changed] } = await client.query<{ count: number }>(`select count(distinct id)::int as count from import_changed_deployment`);
   total.updated += changed!.count;
-  for (const statements of [SECRETS, SECRET_REFERENCES, REVISIONS]) addCounts(total, await countChanges(client, now, statements));
+  for (const { ofExisting } of [SECRETS, SECRET_REFERENCES, REVISIONS]) addCounts(total, await countChanges(client, now, ofExisting));
   return total;
 }

@@ -21,6 +21,7 @@ export class ImportBatches {
   readonly #now: Date;
   #tenancyPending = false;
   #deferred = false;
+  #analysed = false;
 
   constructor(client: pg.ClientBase, now: Date) {
     this.#client = client;
@@ -36,7 +37,7 @@ export class ImportBatches {
   async deploymentBatch(): Promise<void> {
     if (this.#tenancyPending) await this.#applyTenancy('first');
     const client = this.#client;
-    await client.query(`analyze ${DEPLOYMENT_TABLE_NAMES.join(', ')}`);
+    await this.#analyseOnce();
     await throwFirstProblem(client, batchProblems('first'));
     await client.query('insert into import_seen_deployment select position, id, tenant_id, integration_id from import_deployment');
     await client.query('insert into import_seen_revision select deployment_position, position, id from import_revision');
@@ -51,11 +52,22 @@ export class ImportBatches {
       for (const table of DEPLOYMENT_TABLE_NAMES) {
         await this.#client.query(`insert into ${table} select * from ${deferredTable(table)}`);
       }
-      await this.#client.query(`analyze ${DEPLOYMENT_TABLE_NAMES.join(', ')}`);
+      this.#analysed = false;
+      await this.#analyseOnce();
       await throwFirstProblem(this.#client, batchProblems('final'));
       await this.#apply();
     }
     await throwFirstProblem(this.#client, INTEGRATION_REFERENCES);
+  }
+
+  /**
+   * Temporary tables get no statistics from autovacuum. One batch looks like the next (and the planner scales
+   * the statistics to each table's size when it plans), so the first batch is analysed, and the deferred rows.
+   */
+  async #analyseOnce(): Promise<void> {
+    if (this.#analysed) return;
+    await this.#client.query(`analyze ${DEPLOYMENT_TABLE_NAMES.join(', ')}`);
+    this.#analysed = true;
   }
 
   async #applyTenancy(pass: 'first' | 'final'): Promise<void> {

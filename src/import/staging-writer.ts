@@ -20,6 +20,13 @@ import type { ImportBatches } from './import-batches.ts';
 /** Rows held before a batch is sent (a benchmark deployment makes about 12). */
 const BATCH_ROWS = 20_000;
 
+interface StoredSecret {
+  deployment_id: string;
+  tenant_id: string;
+  name: string;
+  value_ciphertext: Buffer;
+}
+
 const TENANCY: readonly StagedTable[] = ['import_tenant', 'import_tag', 'import_tag_value', 'import_integration', 'import_repository'];
 
 const STAGED_TABLES = [
@@ -134,25 +141,24 @@ export class StagingWriter {
   async #upToDate(secrets: StagedSecret[]): Promise<Set<string>> {
     const kept = new Set<string>();
     if (secrets.length === 0) return kept;
-    const deployments = new Map(secrets.map((s) => [s.deployment_id, s.tenant_id]));
+    const tenants = new Map(secrets.map((s) => [s.deployment_id, s.tenant_id]));
     const values = new Map(secrets.map((s) => [`${s.deployment_id}/${s.name}`, s.value]));
-    // Hand-written: reads the stored secrets of many deployments, each in its own tenant, in one statement
-    // (an em.find would load entities; the import runs outside the ORM's unit of work, see importer.ts).
-    const { rows } = await this.#client.query<{ deployment_id: string; name: string; value_ciphertext: Buffer }>(
-      `select s.deployment_id::text, s.name, s.value_ciphertext from secret s
-       join unnest($1::uuid[], $2::uuid[]) as d(id, tenant_id) on s.deployment_id = d.id and s.tenant_id = d.tenant_id
-       where s.key_fingerprint = $3`,
-      [[...deployments.keys()], [...deployments.values()], this.#cipher.fingerprint],
+    // Hand-written: reads the stored secrets of many deployments in one statement (an em.find would load
+    // entities; the import runs outside the ORM's unit of work, see importer.ts). A stored secret of another
+    // tenant is never opened: that deployment is refused by the checks.
+    const { rows } = await this.#client.query<StoredSecret>(
+      `select deployment_id::text, tenant_id::text, name, value_ciphertext from secret where deployment_id = any($1::uuid[]) and key_fingerprint = $2`,
+      [[...tenants.keys()], this.#cipher.fingerprint],
     );
     for (const row of rows) {
       const key = `${row.deployment_id}/${row.name}`;
       const value = values.get(key);
-      if (value !== undefined && this.#opens(row, value)) kept.add(key);
+      if (value !== undefined && tenants.get(row.deployment_id) === row.tenant_id && this.#opens(row, value)) kept.add(key);
     }
     return kept;
   }
 
-  #opens(row: { deployment_id: string; name: string; value_ciphertext: Buffer }, value: string): boolean {
+  #opens(row: StoredSecret, value: string): boolean {
     try {
       return this.#cipher.decrypt(row.value_ciphertext, { deploymentId: row.deployment_id, name: row.name }, this.#cipher.fingerprint) === value;
     } catch {
