@@ -6,7 +6,9 @@
 // Rows of new deployments cannot exist yet, so they are inserted without looking for them (a new deployment's
 // secrets, say, are not searched for among every stored secret); only rows of existing deployments are matched.
 //
-// Hand-written SQL, for the reasons apply-tenancy.ts gives; the same tenant conditions.
+// Hand-written SQL, for the reasons apply-tenancy.ts gives; the same tenant conditions. Stored rows are reached
+// through `= any(array(…))` of the batch's ids or a scalar subquery per staged row, which the planner runs as
+// index lookups (batch-checks.ts says why joins were not enough).
 import type pg from 'pg';
 import { addCounts, countChanges, noChanges, type ChangeCounts } from './apply-tenancy.ts';
 
@@ -18,17 +20,20 @@ const list = (columns: string[], alias: string) => columns.map((c) => `${alias}.
 
 /** Rows of the batch's existing deployments only. */
 const OF_EXISTING = 'join import_existing_deployment e on e.id = s.deployment_id';
+/** The stored rows of the batch's existing deployments, as an index condition. */
+const EXISTING_IDS = 'any(array(select id from import_existing_deployment))';
 /** Rows of the batch's new deployments only. */
 const OF_NEW = 'where not exists (select 1 from import_existing_deployment e where e.id = s.deployment_id)';
 
 /** Which staged deployments exist: their lists may lose rows, and their new rows must be matched. */
-const FIND_EXISTING = `insert into import_existing_deployment (id) select s.id from import_deployment s join deployment d on d.id = s.id`;
+const FIND_EXISTING = `insert into import_existing_deployment (id)
+  select s.id from import_deployment s where (select true from deployment d where d.id = s.id)`;
 
 /** Columns that differ; the ids of the deployments go to import_changed_deployment for the count. */
 const UPDATE_DEPLOYMENTS = `with changed as (
     update deployment d set ${DEPLOYMENT_COLUMNS.map((c) => `${c} = s.${c}`).join(', ')}
     from import_deployment s
-    where d.id = s.id and d.tenant_id = s.tenant_id and (${list(DEPLOYMENT_COLUMNS, 'd')}) is distinct from (${list(DEPLOYMENT_COLUMNS, 's')})
+    where d.id = ${EXISTING_IDS} and d.id = s.id and d.tenant_id = s.tenant_id and (${list(DEPLOYMENT_COLUMNS, 'd')}) is distinct from (${list(DEPLOYMENT_COLUMNS, 's')})
     returning d.id
   ) insert into import_changed_deployment (id) select id from changed`;
 
@@ -41,14 +46,14 @@ const INSERT_NEW_TAG_LINKS = `insert into deployment_tag_value (deployment_id, t
 
 /** An existing deployment's tag links become what the document lists; if they change, it counts as changed. */
 const REPLACE_TAG_LINKS = `with removed as (
-    delete from deployment_tag_value l using import_existing_deployment e
-    where l.deployment_id = e.id
+    delete from deployment_tag_value l
+    where l.deployment_id = ${EXISTING_IDS}
       and not exists (select 1 from import_tag_link s where s.deployment_id = l.deployment_id and s.tag_value_id = l.tag_value_id)
     returning l.deployment_id
   ), added as (
     insert into deployment_tag_value (deployment_id, tag_value_id)
     select s.deployment_id, s.tag_value_id from import_tag_link s ${OF_EXISTING}
-    where not exists (select 1 from deployment_tag_value l where l.deployment_id = s.deployment_id and l.tag_value_id = s.tag_value_id)
+    where (select true from deployment_tag_value l where l.deployment_id = s.deployment_id and l.tag_value_id = s.tag_value_id) is null
     returning deployment_id
   ) insert into import_changed_deployment (id) select deployment_id from removed union select deployment_id from added`;
 
@@ -59,12 +64,12 @@ function ownedList(table: string, staged: string, columns: string[], changed: st
   return {
     ofNew: { created: [`${into} select ${values} from ${staged} s ${OF_NEW}`] },
     ofExisting: {
-      deleted: [`delete from ${table} x using import_existing_deployment e
-        where x.deployment_id = e.id and not exists (select 1 from ${staged} s where s.deployment_id = x.deployment_id and s.name = x.name)`],
+      deleted: [`delete from ${table} x
+        where x.deployment_id = ${EXISTING_IDS} and not exists (select 1 from ${staged} s where s.deployment_id = x.deployment_id and s.name = x.name)`],
       updated: [`update ${table} x set ${set} from ${staged} s
-        where x.deployment_id = s.deployment_id and x.name = s.name and x.tenant_id = s.tenant_id and (${changed})`],
+        where x.deployment_id = ${EXISTING_IDS} and x.deployment_id = s.deployment_id and x.name = s.name and x.tenant_id = s.tenant_id and (${changed})`],
       created: [`${into} select ${values} from ${staged} s ${OF_EXISTING}
-        where not exists (select 1 from ${table} x where x.deployment_id = s.deployment_id and x.name = s.name)`],
+        where (select true from ${table} x where x.deployment_id = s.deployment_id and x.name = s.name) is null`],
     },
   };
 }
@@ -88,9 +93,9 @@ const REVISIONS = {
   ofExisting: {
     updated: [`update revision r set ${REVISION_COLUMNS.map((c) => `${c} = s.${c}`).join(', ')}
       from import_revision s ${OF_EXISTING}
-      where r.id = s.id and r.deployment_id = s.deployment_id and r.tenant_id = s.tenant_id
+      where r.deployment_id = ${EXISTING_IDS} and r.id = s.id and r.deployment_id = s.deployment_id and r.tenant_id = s.tenant_id
         and (${list(REVISION_COLUMNS, 'r')}) is distinct from (${list(REVISION_COLUMNS, 's')})`],
-    created: [`${INSERT_REVISIONS} ${OF_EXISTING} where not exists (select 1 from revision r where r.id = s.id)`],
+    created: [`${INSERT_REVISIONS} ${OF_EXISTING} where (select true from revision r where r.id = s.id) is null`],
   },
 };
 

@@ -147,7 +147,11 @@ export class StagingWriter {
     // entities; the import runs outside the ORM's unit of work, see importer.ts). A stored secret of another
     // tenant is never opened: that deployment is refused by the checks.
     const { rows } = await this.#client.query<StoredSecret>(
-      `select deployment_id::text, tenant_id::text, name, value_ciphertext from secret where deployment_id = any($1::uuid[]) and key_fingerprint = $2`,
+      // One index lookup per deployment (OFFSET 0 keeps the planner from turning it into a scan of every secret
+      // under the current key, which it did).
+      `select s.deployment_id::text, s.tenant_id::text, s.name, s.value_ciphertext
+       from unnest($1::uuid[]) as d(id) cross join lateral (select * from secret s where s.deployment_id = d.id offset 0) s
+       where s.key_fingerprint = $2`,
       [[...tenants.keys()], this.#cipher.fingerprint],
     );
     for (const row of rows) {
