@@ -12,7 +12,14 @@ export interface DocumentRecord {
   section: SectionName;
   index: number;
   value: unknown;
+  /**
+   * The element's text has a \u0000 or \ud800-\udfff escape: JSON.parse gives no NUL character or unpaired
+   * surrogate otherwise, so validate-record.ts looks for them only then.
+   */
+  escapes: boolean;
 }
+
+const SUSPICIOUS_ESCAPE = /\\u(0000|[dD][89a-fA-F])/;
 
 const Byte = {
   Tab: 0x09, Newline: 0x0a, Return: 0x0d, Space: 0x20, Quote: 0x22, Comma: 0x2c, Colon: 0x3a,
@@ -179,7 +186,7 @@ export class DocumentReader {
 
   #finishKey(): void {
     const key = this.#key!;
-    const name = parseJson(key, this) as string;
+    const name = parseJson(key, key.text(), this) as string;
     this.#key = undefined;
     if (!isSection(name)) throw new ImportError('', `unknown key "${name}"`);
     // JSON.parse would keep the last of two equal keys and drop the first silently.
@@ -190,10 +197,12 @@ export class DocumentReader {
   }
 
   #finishValue(emit: (record: DocumentRecord) => void): void {
-    const value = parseJson(this.#value!, this);
+    const pending = this.#value!;
+    const text = pending.text();
+    const value = parseJson(pending, text, this);
     this.#value = undefined;
     this.#place = 'after element';
-    emit({ section: this.#section!, index: this.#index++, value });
+    emit({ section: this.#section!, index: this.#index++, value, escapes: text.includes('\\u') && SUSPICIOUS_ESCAPE.test(text) });
   }
 
   /** Collects the value's bytes up to its end or the chunk's; returns where it stopped. */
@@ -299,8 +308,7 @@ export class DocumentReader {
   }
 }
 
-function parseJson(value: PendingValue, reader: DocumentReader): unknown {
-  const text = value.text();
+function parseJson(value: PendingValue, text: string, reader: DocumentReader): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {

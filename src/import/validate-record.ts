@@ -49,8 +49,8 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return issue.message;
 }
 
-export function validateRecord({ section, index, value }: DocumentRecord): ValidRecord {
-  if (containsUnstorable(value)) rejectUnstorable(value, [section, index]);
+export function validateRecord({ section, index, value, escapes }: DocumentRecord): ValidRecord {
+  if (escapes && containsUnstorable(value)) rejectUnstorable(value, [section, index]);
   const result = recordSchemas[section].safeParse(value);
   if (!result.success) {
     const issue = result.error.issues[0]!;
