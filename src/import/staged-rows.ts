@@ -17,6 +17,29 @@ function configJson(schema: Parameters<typeof withDeclaredKeys>[0], value: unkno
   return value ? JSON.stringify(withDeclaredKeys(schema, value)) : null;
 }
 
+type JsonObject = Record<string, unknown>;
+const SPEC_LISTS = ['image_pull_secrets', 'volumes', 'volume_mounts', 'init_containers', 'sidecars'];
+const CONTAINER_LISTS = ['env', 'volumeMounts'];
+
+function dropNull(object: JsonObject, keys: string[]): void {
+  for (const key of keys) if (object[key] === null) delete object[key];
+}
+
+/**
+ * The resource spec as the previous importer (MikroORM) stored a new one: a null list of Kubernetes objects (a
+ * spec's image_pull_secrets, volumes, volume_mounts, init_containers and sidecars, a container's env and
+ * volumeMounts) was left out, where every other absent key is stored as null. Reading gives null either way;
+ * the rows stay identical, and a re-import compares equal. (MikroORM stored the spec's lists as null when it
+ * updated a row, and so rewrote such rows on every import; this importer stores one form.)
+ */
+function resourceSpecJson(spec: unknown): string | null {
+  if (!spec) return null;
+  const filled = withDeclaredKeys(resourceSpecSchema, spec) as JsonObject & { init_containers: JsonObject[] | null; sidecars: JsonObject[] | null };
+  for (const container of [...(filled.init_containers ?? []), ...(filled.sidecars ?? [])]) dropNull(container, CONTAINER_LISTS);
+  dropNull(filled, SPEC_LISTS);
+  return JSON.stringify(filled);
+}
+
 export function tenantRow(tenant: ImportedTenant, position: number): StagedRow<'import_tenant'> {
   return { position, id: tenant.id, name: tenant.name };
 }
@@ -65,7 +88,7 @@ export function deploymentRows(deployment: ImportedDeployment, position: number)
       deployment_type: deploymentType, remote_reconciled: deployment.remote_reconciled,
       image_version: deployment.image_version ?? null,
       source_config: configJson(storedSourceConfigSchema, sourceConfig),
-      resource_spec: configJson(resourceSpecSchema, resourceSpec),
+      resource_spec: resourceSpecJson(resourceSpec),
       source_revision_config: configJson(sourceRevisionConfigSchema, deployment.source_revision_config),
       latest_revision_id: deployment.latest_revision_id ?? null, active_revision_id: deployment.active_revision_id ?? null,
       created_at: deployment.created_at, updated_at: deployment.updated_at,
