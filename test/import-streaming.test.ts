@@ -15,11 +15,11 @@ const FIXTURE = JSON.parse(fixtureText());
 const LONG = { timeout: 120_000 };
 const TABLES = ['tenant', 'tag_key', 'tag_value', 'integration', 'source_repository', 'deployment', 'deployment_tag_value', 'secret', 'secret_reference', 'revision'];
 
-/** A small valid deployment of `tenant`, number `n`. */
+/** A small valid deployment of `tenant`, number `n`; with its eight secrets, 4,000 of them fill two batches. */
 const deployment = (tenant: string, n: number): Json => ({
   id: `d0000000-0000-4000-8000-${String(n).padStart(12, '0')}`, tenant_id: tenant, name: `app-${n}`, status: 'READY', source: 'github',
   created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z', source_config: { deployment_type: 'dev', resource_spec: { memory_mb: 512 } },
-  secrets: [{ name: 'TOKEN', value: `token-${n}` }],
+  secrets: Array.from({ length: 8 }, (_, s) => ({ name: `TOKEN_${s}`, value: `token-${n}-${s}` })),
 });
 
 describe('streaming import', () => {
@@ -80,28 +80,32 @@ describe('streaming import', () => {
   });
 
   describe('reads any document, however it is laid out or delivered', () => {
+    // The fixture, and a deployment whose text has escaped quotes and backslashes for chunks to split.
+    const escapes = { ...deployment(ACME, 1), name: 'quote " backslash \\ both \\" end\\', secrets: [{ name: 'S', value: '\\\\"' }] };
+    const text = JSON.stringify({ ...FIXTURE, deployments: [...FIXTURE.deployments, escapes] });
     let expected: Rows;
     beforeAll(async () => {
       await database().query(`truncate ${TABLES.join(', ')} cascade`);
-      await run(fixtureText());
+      await run(text);
       expected = await importedRows(database(), cipher);
+      expect(text).toContain('\\\\\\"');
     });
     const fresh = () => database().query(`truncate ${TABLES.join(', ')} cascade`);
 
     it('with its lists in reverse order (deployments first, tenants last)', async () => {
       await fresh();
-      const { tenants, tags, integrations, deployments } = FIXTURE;
-      expect(await run(JSON.stringify({ deployments, integrations, tags, tenants }))).toEqual({ created: 19, updated: 0, deleted: 0 });
+      const { tenants, tags, integrations, deployments } = JSON.parse(text);
+      expect(await run(JSON.stringify({ deployments, integrations, tags, tenants }))).toEqual({ created: 21, updated: 0, deleted: 0 });
       expectSameRows(await importedRows(database(), cipher), expected);
     });
 
     it.each([1, 3, 64])('in chunks of %i bytes', async (size) => {
       await fresh();
-      const bytes = Buffer.from(fixtureText());
+      const bytes = Buffer.from(text);
       async function* chunks() {
         for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
       }
-      expect(await run(chunks())).toEqual({ created: 19, updated: 0, deleted: 0 });
+      expect(await run(chunks())).toEqual({ created: 21, updated: 0, deleted: 0 });
       expectSameRows(await importedRows(database(), cipher), expected);
     });
   });
