@@ -126,9 +126,7 @@ export class DocumentReader {
           this.#place = 'key or end';
           return i + 1;
         }
-        const type = jsonTypeOf(byte);
-        if (type) throw new ImportError('', `Invalid input: expected object, received ${type}`);
-        return this.#unexpected(chunk, i, "'{'");
+        return this.#notA('object', '', chunk, i);
       }
       case 'key':
       case 'key or end':
@@ -151,9 +149,7 @@ export class DocumentReader {
           this.#index = 0;
           return i + 1;
         }
-        const type = jsonTypeOf(byte);
-        if (type) throw new ImportError(this.#section!, `Invalid input: expected array, received ${type}`);
-        return this.#unexpected(chunk, i, "'['");
+        return this.#notA('array', this.#section!, chunk, i);
       }
       case 'element':
       case 'element or end':
@@ -282,6 +278,13 @@ export class DocumentReader {
       this.#lineStart = i + 1;
     }
     this.#counted = Math.max(this.#counted, to);
+  }
+
+  /** A value of another JSON type where an object or array must be: zod's words; not JSON at all: a syntax error. */
+  #notA(expected: 'object' | 'array', path: string, chunk: Buffer, i: number): never {
+    const type = jsonTypeOf(chunk[i]!);
+    if (type) throw new ImportError(path, `Invalid input: expected ${expected}, received ${type}`);
+    return this.#unexpected(chunk, i, expected === 'object' ? "'{'" : "'['");
   }
 
   #unexpected(chunk: Buffer, i: number, expected: string): never {

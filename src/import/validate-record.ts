@@ -43,7 +43,7 @@ function rejectUnstorable(value: unknown, path: PropertyKey[]): void {
   }
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
+export function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
   if (issue.code === 'invalid_type' && issue.message.includes('received undefined')) return 'is required';
   return issue.message;

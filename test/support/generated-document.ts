@@ -3,55 +3,46 @@
 // free-form maps in an order jsonb changes, text with tabs, newlines, backslashes, quotes and non-ASCII
 // characters, timestamps with offsets, upper-case UUIDs, older-format revisions, repository ids above 2^31),
 // and a "changed" version of it that edits, adds and removes what an update import touches.
-import { baseDocument, deploymentsOf, sizeAt, tenantId } from '../../bench/dataset.ts';
+import { baseDocument, deploymentsOf, seeded, sizeAt, tenantId } from '../../bench/dataset.ts';
 
 type Json = any;
+type Random = ReturnType<typeof seeded>;
+const chance = (random: Random, p: number) => random.next() < p;
 
-function seeded(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = state;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-  return { next, chance: (p: number) => next() < p, pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]! };
-}
 
 /** Text a COPY row and a JSON string must both carry intact. */
 const AWKWARD = ['tab\there', 'line\nbreak', 'back\\slash', 'quote " and \'', 'crlf\r\n', 'café 日本 🚀', '\\N', 'trailing\\'];
 
-function bend(deployment: Json, n: number, random: ReturnType<typeof seeded>): Json {
+function bend(deployment: Json, n: number, random: Random): Json {
   const d = structuredClone(deployment);
   const spec = d.source_config.resource_spec;
-  if (random.chance(0.1)) d.source_config.resource_spec = null;
-  else if (random.chance(0.05)) delete d.source_config.resource_spec;
-  else if (random.chance(0.3)) for (const key of Object.keys(spec)) if (random.chance(0.5)) delete spec[key];
+  if (chance(random, 0.1)) d.source_config.resource_spec = null;
+  else if (chance(random, 0.05)) delete d.source_config.resource_spec;
+  else if (chance(random, 0.3)) for (const key of Object.keys(spec)) if (chance(random, 0.5)) delete spec[key];
   if (d.source_config.resource_spec) {
     d.source_config.resource_spec.labels = { zz: random.pick(AWKWARD), a: n, mmm: { y: [1, 2.5, null], b: { c: true } } };
-    if (random.chance(0.3)) d.source_config.resource_spec.cpu = 0.1 + 0.2;
-    if (random.chance(0.2)) d.source_config.resource_spec.sidecars = [{ name: 'tiny' }, {}];
-    if (random.chance(0.1)) d.source_config.resource_spec.init_containers = [];
+    if (chance(random, 0.3)) d.source_config.resource_spec.cpu = 0.1 + 0.2;
+    if (chance(random, 0.2)) d.source_config.resource_spec.sidecars = [{ name: 'tiny' }, {}];
+    if (chance(random, 0.1)) d.source_config.resource_spec.init_containers = [];
   }
-  if (random.chance(0.2)) d.source_config.listener_config = random.pick([{}, null]);
-  if (random.chance(0.2)) d.source_config.build_on_push = false;
-  if (random.chance(0.1)) d.source_config.integration_id = null;
-  if (random.chance(0.3)) d.name = `${d.name} ${random.pick(AWKWARD)}`;
-  if (random.chance(0.2)) delete d.image_version;
-  if (random.chance(0.1)) d.latest_revision_id = null;
-  if (random.chance(0.2)) delete d.remote_reconciled;
-  if (random.chance(0.2)) d.source_revision_config = random.pick([null, {}, { image_uri: 'x:1' }]);
-  if (random.chance(0.1)) d.id = d.id.toUpperCase();
-  if (random.chance(0.2)) d.updated_at = d.updated_at.replace('Z', '+02:00');
-  if (random.chance(0.2)) d.secrets = random.pick([undefined, null, [], [{ name: 'EMPTY', value: '' }]]);
+  if (chance(random, 0.2)) d.source_config.listener_config = random.pick([{}, null]);
+  if (chance(random, 0.2)) d.source_config.build_on_push = false;
+  if (chance(random, 0.1)) d.source_config.integration_id = null;
+  if (chance(random, 0.3)) d.name = `${d.name} ${random.pick(AWKWARD)}`;
+  if (chance(random, 0.2)) delete d.image_version;
+  if (chance(random, 0.1)) d.latest_revision_id = null;
+  if (chance(random, 0.2)) delete d.remote_reconciled;
+  if (chance(random, 0.2)) d.source_revision_config = random.pick([null, {}, { image_uri: 'x:1' }]);
+  if (chance(random, 0.1)) d.id = d.id.toUpperCase();
+  if (chance(random, 0.2)) d.updated_at = d.updated_at.replace('Z', '+02:00');
+  if (chance(random, 0.2)) d.secrets = random.pick([undefined, null, [], [{ name: 'EMPTY', value: '' }]]);
   else d.secrets = d.secrets.map((s: Json, i: number) => ({ ...s, value: i === 0 ? `${s.value} ${random.pick(AWKWARD)}` : s.value }));
-  if (random.chance(0.2)) d.secret_references = random.pick([undefined, null, []]);
-  if (random.chance(0.1)) delete d.tag_value_ids;
+  if (chance(random, 0.2)) d.secret_references = random.pick([undefined, null, []]);
+  if (chance(random, 0.1)) delete d.tag_value_ids;
   d.revisions = d.revisions.map((r: Json, i: number) => {
-    if (random.chance(0.3)) return r; // the older format: id, status, created_at
+    if (chance(random, 0.3)) return r; // the older format: id, status, created_at
     return {
-      ...r, updated_at: random.chance(0.5) ? null : new Date(Date.parse(r.created_at) + 1234).toISOString(),
+      ...r, updated_at: chance(random, 0.5) ? null : new Date(Date.parse(r.created_at) + 1234).toISOString(),
       source: random.pick([null, 'github', d.source]), remote_reconciled: i % 2 === 0,
       source_revision_config: random.pick([null, { repo_ref: 'main' }, d.source_revision_config ?? null]),
     };
@@ -89,7 +80,7 @@ export function changedDocument(doc: Json, seed = 2): Json {
   changed.integrations[2].repositories.push({ id: 9_000_000_001, name: 'new', owner: 'o', url: 'https://x/new', default_branch: 'main' });
   changed.integrations[3].repositories[0].default_branch = 'trunk';
   changed.deployments.forEach((d: Json, n: number) => {
-    if (!random.chance(0.25)) return;
+    if (!chance(random, 0.25)) return;
     switch (n % 7) {
       case 0: d.name = `${d.name}-renamed`; break;
       case 1: d.secrets = (d.secrets ?? []).slice(1); break;

@@ -1,3 +1,6 @@
+// THE PREVIOUS IMPORTER, kept only as the oracle of test/import-at-scale.test.ts: the streaming importer
+// (src/import) must write exactly the rows this one wrote. Nothing outside the tests uses it.
+//
 // Writes a parsed import document in one transaction. Rows are matched by id (tag keys by tenant and key,
 // repositories by integration and code-host id) and changed only where the document differs, so importing
 // the same file twice changes nothing. Lists a record owns (an integration's repositories, a deployment's
