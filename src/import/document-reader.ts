@@ -7,6 +7,7 @@
 // an array) use the messages of the document's zod schema.
 import { ImportError } from './import-error.ts';
 import { isSection, type SectionName } from './document.schema.ts';
+import { Byte, isSpace, jsonTypeOf, PendingValue } from './json-value.ts';
 
 export interface DocumentRecord {
   section: SectionName;
@@ -21,24 +22,6 @@ export interface DocumentRecord {
 
 const SUSPICIOUS_ESCAPE = /\\u(0000|[dD][89a-fA-F])/;
 
-const Byte = {
-  Tab: 0x09, Newline: 0x0a, Return: 0x0d, Space: 0x20, Quote: 0x22, Comma: 0x2c, Colon: 0x3a,
-  OpenArray: 0x5b, Backslash: 0x5c, CloseArray: 0x5d, OpenObject: 0x7b, CloseObject: 0x7d,
-} as const;
-
-const isSpace = (byte: number) => byte === Byte.Space || byte === Byte.Newline || byte === Byte.Return || byte === Byte.Tab;
-
-/** The JSON type of a value by its first byte, as zod names it in "expected array, received object". */
-function jsonTypeOf(byte: number): string | undefined {
-  if (byte === Byte.OpenObject) return 'object';
-  if (byte === Byte.OpenArray) return 'array';
-  if (byte === Byte.Quote) return 'string';
-  if (byte === 0x74 || byte === 0x66) return 'boolean'; // t, f
-  if (byte === 0x6e) return 'null'; // n
-  if (byte === 0x2d || (byte >= 0x30 && byte <= 0x39)) return 'number'; // -, 0-9
-  return undefined;
-}
-
 /** Where the reader is in the document's outer object. */
 type Place =
   | 'document' // before the opening brace
@@ -47,26 +30,6 @@ type Place =
   | 'section' // before a section's value
   | 'element' | 'element or end' // before an array element (after '[' the array may also end)
   | 'after element' | 'after section' | 'end';
-
-/** A JSON value being collected, possibly across chunks. */
-class PendingValue {
-  parts: Buffer[] = [];
-  depth = 0;
-  inString = false;
-  /** Backslashes right before the current position inside a string (an odd count escapes the next quote). */
-  backslashes = 0;
-  /** A bare number, true, false or null: it ends at whitespace, a comma or a closing bracket. */
-  bare = false;
-  readonly startLine: number;
-  readonly startColumn: number;
-  constructor(startLine: number, startColumn: number) {
-    this.startLine = startLine;
-    this.startColumn = startColumn;
-  }
-  text(): string {
-    return this.parts.length === 1 ? this.parts[0]!.toString('utf8') : Buffer.concat(this.parts).toString('utf8');
-  }
-}
 
 export class DocumentReader {
   #place: Place = 'document';
@@ -87,12 +50,12 @@ export class DocumentReader {
     this.#counted = 0;
     while (i < end) {
       if (this.#value) {
-        i = this.#scanValue(chunk, i);
-        if (this.#value.depth === 0 && !this.#value.inString && !this.#value.bare) this.#finishValue(emit);
+        i = this.#value.scan(chunk, i);
+        if (this.#value.complete) this.#finishValue(emit);
         continue;
       }
       if (this.#key) {
-        const close = this.#findStringEnd(chunk, i, this.#key);
+        const close = this.#key.findStringEnd(chunk, i);
         if (close < 0) {
           this.#key.parts.push(chunk.subarray(i));
           i = end;
@@ -201,77 +164,6 @@ export class DocumentReader {
     emit({ section: this.#section!, index: this.#index++, value, escapes: text.includes('\\u') && SUSPICIOUS_ESCAPE.test(text) });
   }
 
-  /** Collects the value's bytes up to its end or the chunk's; returns where it stopped. */
-  #scanValue(chunk: Buffer, from: number): number {
-    const value = this.#value!;
-    const end = chunk.length;
-    let i = from;
-    if (value.parts.length === 0 && value.depth === 0 && !value.inString && !value.bare) {
-      const first = chunk[i]!;
-      if (first === Byte.Quote) {
-        value.inString = true;
-        i++;
-      } else if (first === Byte.OpenObject || first === Byte.OpenArray) {
-        value.depth = 1;
-        i++;
-      } else {
-        value.bare = true;
-      }
-    }
-    while (i < end) {
-      if (value.inString) {
-        const close = this.#findStringEnd(chunk, i, value);
-        if (close < 0) {
-          i = end;
-          break;
-        }
-        i = close + 1;
-        if (value.depth === 0) break; // a string element
-        continue;
-      }
-      const byte = chunk[i]!;
-      if (value.bare) {
-        if (isSpace(byte) || byte === Byte.Comma || byte === Byte.CloseArray || byte === Byte.CloseObject) {
-          value.bare = false;
-          break;
-        }
-      } else if (byte === Byte.Quote) {
-        value.inString = true;
-      } else if (byte === Byte.OpenObject || byte === Byte.OpenArray) {
-        value.depth++;
-      } else if (byte === Byte.CloseObject || byte === Byte.CloseArray) {
-        if (--value.depth === 0) {
-          i++;
-          break;
-        }
-      }
-      i++;
-    }
-    value.parts.push(chunk.subarray(from, i));
-    return i;
-  }
-
-  /** The offset of the quote that closes the string `value` is in, or -1 when it goes on past this chunk. */
-  #findStringEnd(chunk: Buffer, from: number, value: PendingValue): number {
-    let i = from;
-    for (;;) {
-      const quote = chunk.indexOf(Byte.Quote, i);
-      if (quote < 0) {
-        value.backslashes = trailingBackslashes(chunk, chunk.length, from, value.backslashes);
-        return -1;
-      }
-      const escapes = trailingBackslashes(chunk, quote, from, value.backslashes);
-      if (escapes % 2 === 0) {
-        value.inString = false;
-        value.backslashes = 0;
-        return quote;
-      }
-      value.backslashes = 0;
-      i = quote + 1;
-      from = i;
-    }
-  }
-
   #advanceLines(chunk: Buffer, to: number): void {
     for (let i = chunk.indexOf(Byte.Newline, this.#counted); i >= 0 && i < to; i = chunk.indexOf(Byte.Newline, i + 1)) {
       this.#line++;
@@ -317,17 +209,6 @@ function parseJson(value: PendingValue, text: string, reader: DocumentReader): u
   } catch (error) {
     throw reader.valueSyntaxError(value, text, error as Error);
   }
-}
-
-/** Backslashes right before `at` (stopping at `from`, where `carried` more came before). */
-function trailingBackslashes(chunk: Buffer, at: number, from: number, carried: number): number {
-  let count = 0;
-  let i = at - 1;
-  while (i >= from && chunk[i] === Byte.Backslash) {
-    count++;
-    i--;
-  }
-  return i < from ? count + carried : count;
 }
 
 /** Every record of a document read from `input` (a file's stream, or any chunks of its bytes). */
