@@ -38,7 +38,6 @@ type StagedTable = (typeof STAGED_TABLES)[number];
 export class StagingWriter {
   readonly #buffers = Object.fromEntries(STAGED_TABLES.map((table) => [table, new CopyText(table)])) as { [T in StagedTable]: CopyText<T> };
   #secrets: StagedSecret[] = [];
-  #rows = 0;
   #section: ValidRecord['section'] | undefined;
   /** The COPY statements of the batch PostgreSQL is taking in. */
   #sending: Promise<unknown> = Promise.resolve();
@@ -57,7 +56,6 @@ export class StagingWriter {
     if (this.#section === 'deployments' && record.section !== 'deployments') await this.flush();
     this.#section = record.section;
     const b = this.#buffers;
-    const before = this.#totalRows();
     switch (record.section) {
       case 'tenants':
         b.import_tenant.add(tenantRow(record.value, record.index));
@@ -84,8 +82,7 @@ export class StagingWriter {
         break;
       }
     }
-    this.#rows += this.#totalRows() - before;
-    if (this.#rows >= BATCH_ROWS) await this.flush();
+    if (this.#heldRows() >= BATCH_ROWS) await this.flush();
   }
 
   /** Sends what is held and waits until PostgreSQL has taken in every batch. */
@@ -98,7 +95,6 @@ export class StagingWriter {
     const sealed = this.#seal(this.#secrets);
     const secrets = this.#secrets;
     this.#secrets = [];
-    this.#rows = 0;
     const data = STAGED_TABLES.filter((table) => table !== 'import_secret').map((table) => [table, this.#buffers[table].take()] as const);
     // The connection serves one statement at a time: the previous batch must be in before the stored secrets are read.
     await this.#sending;
@@ -127,7 +123,7 @@ export class StagingWriter {
     await this.#sending.catch(() => {});
   }
 
-  #totalRows(): number {
+  #heldRows(): number {
     let rows = this.#secrets.length;
     for (const table of STAGED_TABLES) rows += this.#buffers[table].rowCount;
     return rows;
