@@ -27,6 +27,7 @@ export async function countChanges(
 ): Promise<ChangeCounts> {
   const counts = noChanges();
   for (const kind of ['deleted', 'updated', 'created'] as const) {
+    // The statements that stamp rows (created_at, updated_at) take the import's time as $1; the others take none.
     for (const sql of statements[kind] ?? []) counts[kind] += (await client.query(sql, sql.includes('$1') ? [now] : [])).rowCount ?? 0;
   }
   return counts;
