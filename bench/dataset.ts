@@ -27,7 +27,7 @@ const tagValueId = (t: number, n: number) => id(0xb2, t, n);
 const deploymentId = (t: number, n: number) => id(0xb3, t, n);
 const revisionId = (t: number, n: number) => id(0xb4, t, n);
 
-function seeded(seed: number) {
+export function seeded(seed: number) {
   let state = seed >>> 0;
   const next = () => {
     state = (state + 0x6d2b79f5) >>> 0;

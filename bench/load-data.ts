@@ -1,20 +1,19 @@
 // npm run bench:data [-- --scale 0.1]
 // Loads the benchmark dataset through the importer (validation, encryption, the same writes as
-// `npm run import`), in batches. Embedded PostgreSQL in BENCH_DATA_DIR (default .data-bench), or DATABASE_URL.
+// `npm run import`), as one document streamed from its generator. Embedded PostgreSQL in BENCH_DATA_DIR
+// (default .data-bench), or DATABASE_URL.
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
-import { importDocumentSchema } from '../src/import/document.schema.ts';
 import { importDocument } from '../src/import/importer.ts';
 import { ACROSS_TENANTS } from '../src/modules/common/tenant-scope.ts';
 import { DeploymentSchema } from '../src/modules/deployments/deployment.entity.ts';
 import { openSecretsKeys } from '../src/modules/secrets/secrets-key.ts';
 import { refreshStatistics } from '../src/import/refresh-statistics.ts';
-import { baseDocument, BENCH_TENANTS, deploymentsOf, deploymentsOfTenant, sizeAt } from './dataset.ts';
+import { sizeAt } from './dataset.ts';
+import { datasetDocument } from './dataset-document.ts';
 import { benchEnvironment } from './bench-environment.ts';
-
-const BATCH = 1000;
 
 const { values } = parseArgs({ options: { scale: { type: 'string', default: process.env.BENCH_SCALE ?? '1' } } });
 const scale = Number(values.scale);
@@ -33,19 +32,12 @@ try {
   } else {
     if (existing > 0) throw new Error(`the database holds ${existing} deployments, not ${size.deployments}: use an empty one (delete ${config.dataDir})`);
     const started = performance.now();
-    const { perTenant: _perTenant, ...base } = baseDocument(size);
-    await importDocument(database.orm.em, importDocumentSchema.parse(base), cipher);
-    let loaded = 0;
-    for (let t = 0; t < BENCH_TENANTS; t++) {
-      const count = deploymentsOfTenant(t, size);
-      for (let from = 0; from < count; from += BATCH) {
-        const deployments = deploymentsOf(t, from, Math.min(count, from + BATCH), size);
-        await importDocument(database.orm.em, importDocumentSchema.parse({ deployments }), cipher);
-        loaded += deployments.length;
+    await importDocument(database.orm.em, datasetDocument(size), cipher, {
+      onProgress: ({ phase, records }) => {
         const seconds = (performance.now() - started) / 1000;
-        process.stdout.write(`\r${loaded}/${size.deployments} deployments, ${seconds.toFixed(0)} s (${(loaded / seconds).toFixed(0)}/s)   `);
-      }
-    }
+        process.stdout.write(`\r${phase}: ${records.deployments}/${size.deployments} deployments, ${seconds.toFixed(0)} s   `);
+      },
+    });
     console.log(`\nLoaded ${size.deployments} deployments, ${size.integrations} integrations in ${((performance.now() - started) / 1000).toFixed(0)} s`);
     // The first page must not be planned from guesses (see src/import/refresh-statistics.ts).
     const analysing = performance.now();

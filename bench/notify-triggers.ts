@@ -12,7 +12,6 @@ import pg from 'pg';
 import { createDatabaseIfMissing, migrate } from '../src/db/database.ts';
 import { createOrmConfig, type AppOrm } from '../src/db/orm-config.ts';
 import { importDocument } from '../src/import/importer.ts';
-import { parseImportDocument } from '../src/import/parse-document.ts';
 import { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
 
 const { values } = parseArgs({ options: {
@@ -68,7 +67,7 @@ async function setBased(): Promise<Record<string, number>> {
 }
 
 function importedDocument(status: string) {
-  return parseImportDocument(JSON.stringify({
+  return JSON.stringify({
     tenants: [{ id: TENANT, name: 'bench' }],
     tags: [{ tenant_id: TENANT, key: 'env', values: [{ id: '00000000-0000-4000-8000-0000000000e1', value: 'prod' }] }],
     deployments: Array.from({ length: IMPORTED }, (_, i) => {
@@ -80,7 +79,7 @@ function importedDocument(status: string) {
         revisions: [{ id: `00000000-0000-4000-9000-${String(i).padStart(12, '0')}`, status: 'DEPLOYED', created_at: '2026-02-01T00:01:00Z' }],
       };
     }),
-  }));
+  });
 }
 
 async function throughImporter(): Promise<Record<string, number>> {

@@ -4,7 +4,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemoDocument, DEMO_TENANT_ID } from '../src/demo/demo-dataset.ts';
 import { importDocument } from '../src/import/importer.ts';
-import { parseImportDocument } from '../src/import/parse-document.ts';
 import type { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
 import { expectedIds, extraDeployment, type DemoDocument, type DocDeployment, type OracleFilter } from './support/deployment-oracle.ts';
@@ -41,7 +40,7 @@ describe('GraphQL deployment listing', () => {
   const uuids = (p: { resources: { uuid: string }[] }) => p.resources.map((r) => r.uuid);
   const nodes = (c: { edges: { node: { uuid: string } }[] }) => c.edges.map((e) => e.node.uuid);
   async function importDeployments(deployments: DocDeployment[]) {
-    await importDocument(db.orm.em.fork(), parseImportDocument(JSON.stringify({ deployments })), cipher);
+    await importDocument(db.orm.em.fork(), JSON.stringify({ deployments }), cipher);
     all.push(...deployments);
   }
 
@@ -49,7 +48,7 @@ describe('GraphQL deployment listing', () => {
     db = await createTestDatabase();
     cipher = newCipher();
     doc = buildDemoDocument();
-    await importDocument(db.orm.em.fork(), parseImportDocument(JSON.stringify(doc)), cipher);
+    await importDocument(db.orm.em.fork(), JSON.stringify(doc), cipher);
     all.push(...doc.deployments);
     // Names with LIKE metacharacters, all created at the same instant as a demo deployment (ties broken by id).
     const tie = doc.deployments[30]!.created_at;

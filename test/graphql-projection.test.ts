@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemoDocument, DEMO_TENANT_ID } from '../src/demo/demo-dataset.ts';
 import { schema } from '../src/graphql/schema.ts';
 import { importDocument } from '../src/import/importer.ts';
-import { parseImportDocument } from '../src/import/parse-document.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
 import { selectEverything } from './support/select-everything.ts';
 import { partialDocument, printings, project, skipVariables, treeOf, type Printing } from './support/generated-selections.ts';
@@ -29,8 +28,8 @@ const JSONB_COLUMNS = ['source_config', 'resource_spec', 'source_revision_config
 beforeAll(async () => {
   db = await createTestDatabase({ onQuery: (sql) => statements.push(sql) });
   const cipher = newCipher();
-  await importDocument(db.orm.em.fork(), parseImportDocument(JSON.stringify(buildDemoDocument())), cipher);
-  await importDocument(db.orm.em.fork(), parseImportDocument(fixtureText()), cipher);
+  await importDocument(db.orm.em.fork(), JSON.stringify(buildDemoDocument()), cipher);
+  await importDocument(db.orm.em.fork(), fixtureText(), cipher);
   secretsKey = await issueKey(db.orm.em, [DEMO_TENANT_ID], true);
   plainKey = await issueKey(db.orm.em, [DEMO_TENANT_ID], false);
   otherTenantKey = await issueKey(db.orm.em, [ACME], true);

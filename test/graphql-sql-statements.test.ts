@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemoDocument, DEMO_TENANT_ID } from '../src/demo/demo-dataset.ts';
 import { schema } from '../src/graphql/schema.ts';
 import { importDocument } from '../src/import/importer.ts';
-import { parseImportDocument } from '../src/import/parse-document.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
 import { selectEverything } from './support/select-everything.ts';
 import { issueKey, newCipher } from './support/fixtures.ts';
@@ -33,7 +32,7 @@ function twoDemoDocuments() {
 beforeAll(async () => {
   db = await createTestDatabase({ onQuery: (sql) => statements.push(sql) });
   const cipher = newCipher();
-  await importDocument(db.orm.em.fork(), parseImportDocument(JSON.stringify(twoDemoDocuments())), cipher);
+  await importDocument(db.orm.em.fork(), JSON.stringify(twoDemoDocuments()), cipher);
   key = await issueKey(db.orm.em, [DEMO_TENANT_ID], true);
   app = await startApp(db.orm, cipher);
 });
@@ -119,7 +118,7 @@ describe('SQL statements of relations and repository listings', () => {
         id: 900_000 + index * 1000 + n, owner: 'sized', name: `repo-${n}`, url: `https://git.example/sized/repo-${n}`, default_branch: 'main',
       })),
     }));
-    await importDocument(db.orm.em.fork(), parseImportDocument(JSON.stringify({ integrations })), newCipher());
+    await importDocument(db.orm.em.fork(), JSON.stringify({ integrations }), newCipher());
   });
 
   it('lists 1, 20 or 60 repositories with every field in the same statements', async () => {

@@ -4,7 +4,7 @@
 // nothing; a bad value is rejected naming its path.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { importDocument, type ImportSummary } from '../src/import/importer.ts';
-import { ImportError, parseImportDocument } from '../src/import/parse-document.ts';
+import { ImportError } from '../src/import/import-error.ts';
 import { useTestDatabase } from './support/test-database.ts';
 import { ACME_INTEGRATION, fixtureText, newCipher } from './support/fixtures.ts';
 
@@ -27,7 +27,7 @@ describe('import of revision records and installation ids', () => {
     await database().query('truncate tenant, integration, deployment, revision, secret, secret_reference, tag_key, tag_value, source_repository, deployment_tag_value cascade');
   });
 
-  const importDoc = (doc: Json): Promise<ImportSummary> => importDocument(database().orm.em, parseImportDocument(JSON.stringify(doc)), cipher);
+  const importDoc = (doc: Json): Promise<ImportSummary> => importDocument(database().orm.em, JSON.stringify(doc), cipher);
   const revisions = async () => (await database().query<{ updated_at: Date; source_revision_config: unknown }>(
     'select id, source, source_revision_config, remote_reconciled, updated_at from revision order by id')).map((r) => ({ ...r, updated_at: r.updated_at.toISOString() }));
   const installations = () => database().query('select id, installation_id::text from integration order by id');

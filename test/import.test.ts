@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { importDocument, type ImportSummary } from '../src/import/importer.ts';
-import { ImportError, parseImportDocument } from '../src/import/parse-document.ts';
+import { ImportError } from '../src/import/import-error.ts';
 import { DeploymentSchema } from '../src/modules/deployments/deployment.entity.ts';
 import { toDeploymentRecord } from '../src/modules/deployments/deployment-record.ts';
 import { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
@@ -37,7 +37,7 @@ describe('import', () => {
   });
   afterAll(() => db.drop());
 
-  const importText = (text: string): Promise<ImportSummary> => importDocument(db.orm.em, parseImportDocument(text), cipher);
+  const importText = (text: string): Promise<ImportSummary> => importDocument(db.orm.em, text, cipher);
 
   async function tables(): Promise<string[]> {
     const rows = await db.query<{ table_name: string }>(

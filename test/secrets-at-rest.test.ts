@@ -3,7 +3,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importDocument } from '../src/import/importer.ts';
-import { parseImportDocument } from '../src/import/parse-document.ts';
 import { SecretSchema } from '../src/modules/deployments/secret.entity.ts';
 import { SecretCipher, SecretDecryptionError } from '../src/modules/secrets/secret-cipher.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
@@ -25,7 +24,7 @@ describe('secrets at rest', () => {
   const cipher = new SecretCipher(key);
   beforeAll(async () => {
     db = await createTestDatabase();
-    await importDocument(db.orm.em, parseImportDocument(FIXTURE), cipher);
+    await importDocument(db.orm.em, FIXTURE, cipher);
   });
   afterAll(() => db.drop());
 
@@ -106,12 +105,12 @@ describe('secrets at rest', () => {
   it('gives equal values of two secrets different ciphertexts in the database', async () => {
     const doc = JSON.parse(FIXTURE);
     doc.deployments[0].secrets[1].value = 'sk_live_fixture_Zq8';
-    await importDocument(db.orm.em, parseImportDocument(JSON.stringify(doc)), cipher);
+    await importDocument(db.orm.em, JSON.stringify(doc), cipher);
     const stripe = await storedSecret(CHECKOUT, 'STRIPE_SECRET');
     const password = await storedSecret(CHECKOUT, 'DB_PASSWORD');
     expect(stripe.value_ciphertext.equals(password.value_ciphertext)).toBe(false);
     expect(await decryptRow(password.id)).toBe('sk_live_fixture_Zq8');
-    await importDocument(db.orm.em, parseImportDocument(FIXTURE), cipher); // back to the fixture
+    await importDocument(db.orm.em, FIXTURE, cipher); // back to the fixture
     expect(await decryptRow(password.id)).toBe('correct horse battery staple');
   });
 

@@ -5,7 +5,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importDocument } from '../src/import/importer.ts';
-import { parseImportDocument } from '../src/import/parse-document.ts';
 import { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
 import { graphqlAt, runNode, startService } from './support/service-process.ts';
 import { ACME, ACME_DEPLOYMENT, fixtureText, issueKey } from './support/fixtures.ts';
@@ -33,7 +32,7 @@ beforeAll(async () => {
   for (let i = 0; i < EXTRA_SECRETS; i++) doc.deployments[0].secrets.push({ name: `S_${i}`, value: `value ${i} ${randomBytes(6).toString('hex')}` });
   for (const deployment of doc.deployments) for (const { name, value } of deployment.secrets) imported.set(`${deployment.id}/${name}`, value);
   total = imported.size;
-  await importDocument(db.orm.em.fork(), parseImportDocument(JSON.stringify(doc)), new SecretCipher(oldKey));
+  await importDocument(db.orm.em.fork(), JSON.stringify(doc), new SecretCipher(oldKey));
   await db.query(`update secret set key_fingerprint = null where id in (select id from secret order by name limit ${UNFINGERPRINTED})`);
 });
 afterAll(() => db?.drop());
@@ -173,7 +172,7 @@ describe('a damaged secret on an upgraded database', () => {
     damaged = await createTestDatabase();
     const doc = JSON.parse(fixtureText());
     for (let i = 0; i < 30; i++) doc.deployments[0].secrets.push({ name: `S_${i}`, value: `value ${i}` });
-    await importDocument(damaged.orm.em.fork(), parseImportDocument(JSON.stringify(doc)), new SecretCipher(oldKey));
+    await importDocument(damaged.orm.em.fork(), JSON.stringify(doc), new SecretCipher(oldKey));
     // Written before fingerprints were recorded, one of them damaged (its authentication tag no longer matches).
     await damaged.query('update secret set key_fingerprint = null');
     await damaged.query(`update secret set value_ciphertext = set_byte(value_ciphertext, 20, get_byte(value_ciphertext, 20) # 1) where name = $1`, [DAMAGED]);
@@ -209,7 +208,7 @@ describe('a damaged secret on an upgraded database', () => {
 
     const doc = JSON.parse(fixtureText());
     for (let i = 0; i < 30; i++) doc.deployments[0].secrets.push({ name: `S_${i}`, value: `value ${i}` });
-    await importDocument(damaged.orm.em.fork(), parseImportDocument(JSON.stringify(doc)), new SecretCipher(newKey));
+    await importDocument(damaged.orm.em.fork(), JSON.stringify(doc), new SecretCipher(newKey));
     const repaired = await secretsCli(['check'], envOf(newKey));
     expect(repaired.code, repaired.stderr).toBe(0);
     expect(repaired.stdout).toContain('33 secrets stored (33 recorded under key');

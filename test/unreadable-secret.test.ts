@@ -5,7 +5,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importDocument } from '../src/import/importer.ts';
-import { parseImportDocument } from '../src/import/parse-document.ts';
 import { createLogger } from '../src/observability/logger.ts';
 import { Metrics } from '../src/observability/metrics.ts';
 import { MASKED_SECRET } from '../src/rest/deployments.route.ts';
@@ -25,7 +24,7 @@ const cipher = newCipher();
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  await importDocument(db.orm.em.fork(), parseImportDocument(fixtureText()), cipher);
+  await importDocument(db.orm.em.fork(), fixtureText(), cipher);
   key = await issueKey(db.orm.em, [ACME], true);
   const destination = new Writable({ write(chunk, _encoding, done) { lines.push(...chunk.toString().split('\n').filter(Boolean)); done(); } });
   metrics = new Metrics();
@@ -97,13 +96,13 @@ describe('/ready', () => {
     const other = newCipher();
     const doc = JSON.parse(fixtureText());
     doc.deployments[0].secrets.push({ name: 'WRITTEN_ELSEWHERE', value: 'v' });
-    await importDocument(db.orm.em.fork(), parseImportDocument(JSON.stringify(doc)), other);
+    await importDocument(db.orm.em.fork(), JSON.stringify(doc), other);
     expect(await ready(503)).toEqual({
       status: 503,
       body: { status: 'unavailable', checks: { database: 'ok', migrations: 'ok', secretsKey: `the database holds secrets under key ${other.fingerprint}, which this process's keys do not read (see npm run secrets -- check)` } },
     });
 
-    await importDocument(db.orm.em.fork(), parseImportDocument(fixtureText()), cipher);
+    await importDocument(db.orm.em.fork(), fixtureText(), cipher);
     expect((await ready(200)).status).toBe(200);
   });
 });

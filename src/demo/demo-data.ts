@@ -4,7 +4,6 @@ import type { AppOrm } from '../db/orm-config.ts';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { importDocumentSchema } from '../import/document.schema.ts';
 import { importDocument } from '../import/importer.ts';
 import type { SecretCipher } from '../modules/secrets/secret-cipher.ts';
 import { ApiKeySchema } from '../modules/tenancy/api-key.entity.ts';
@@ -20,7 +19,7 @@ export type DemoKey = { key: string } | { revokedPrefix: string };
 export async function ensureDemoData(orm: AppOrm, cipher: SecretCipher, dataDir: string): Promise<DemoKey> {
   const em = orm.em.fork();
   if (!(await em.findOne(TenantSchema, { id: DEMO_TENANT_ID }, ACROSS_TENANTS))) {
-    await importDocument(em, importDocumentSchema.parse(buildDemoDocument()), cipher);
+    await importDocument(em, JSON.stringify(buildDemoDocument()), cipher);
   }
   const keyFile = path.join(dataDir, DEMO_KEY_FILE);
   let key = existsSync(keyFile) ? (await fs.readFile(keyFile, 'utf8')).trim() : undefined;

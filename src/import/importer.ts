@@ -1,124 +1,112 @@
-// Writes a parsed import document in one transaction. Rows are matched by id (tag keys by tenant and key,
-// repositories by integration and code-host id) and changed only where the document differs, so importing
-// the same file twice changes nothing. Lists a record owns (an integration's repositories, a deployment's
-// secrets, secret references and tags) are replaced by what the document lists.
+// Imports a document (docs/decisions.md#data-import) in one transaction, streaming: the document is read
+// element by element (document-reader.ts), each element checked with its schema as it arrives
+// (validate-record.ts) and staged with COPY into temporary tables in batches (staging-writer.ts); each batch is
+// checked against the database (tenancy-checks.ts, batch-checks.ts) and written by set-based statements that
+// change only what differs (apply-tenancy.ts, apply-deployments.ts; import-batches.ts says when). Memory stays
+// bounded whatever the document's size; a failure anywhere rolls everything back, so a bad document writes
+// nothing.
 //
-// The import is an operator tool spanning tenants: it opts out of the tenant filter explicitly, query by
-// query, and instead refuses any record that would move or reach into another tenant's rows.
-import { ReferenceKind, type EntityManager } from '@mikro-orm/postgresql';
-import { TenantSchema } from '../modules/tenancy/tenant.entity.ts';
-import { IntegrationSchema } from '../modules/integrations/integration.entity.ts';
-import { SourceRepositorySchema, type SourceRepository } from '../modules/integrations/source-repository.entity.ts';
-import { TagKeySchema, TagValueSchema, type TagKey, type TagValue } from '../modules/deployments/tag.entity.ts';
+// Rows are matched by id (tag keys by tenant and key, repositories by integration and code-host id) and
+// changed only where the document differs, so importing the same file twice changes nothing. Lists a record
+// owns (an integration's repositories, a deployment's secrets, secret references and tags) are replaced by
+// what the document lists. The import spans tenants: it refuses any record that would move or reach into
+// another tenant's rows, and every write also requires the stored row's tenant to be the document's.
+//
+// It runs on one connection of the ORM's pool, outside the ORM's unit of work: COPY and set-based statements
+// from staging tables are not something the ORM builds (see the files above for each statement's reason).
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type pg from 'pg';
 import type { SecretCipher } from '../modules/secrets/secret-cipher.ts';
-import type { ImportDocument } from './document.schema.ts';
-import { ImportError } from './parse-document.ts';
-import { importDeployments } from './import-deployments.ts';
-import { assertSameTenant } from './import-rules.ts';
-import { ACROSS_TENANTS } from '../modules/common/tenant-scope.ts';
+import type { ChangeCounts } from './apply-tenancy.ts';
+import type { SectionName } from './document.schema.ts';
+import { readDocument } from './document-reader.ts';
+import { ImportBatches } from './import-batches.ts';
+import { ImportError } from './import-error.ts';
+import { createStagingTables } from './staging-tables.ts';
+import { StagingWriter } from './staging-writer.ts';
+import { validateRecord } from './validate-record.ts';
 
-export interface ImportSummary {
-  created: number;
-  updated: number;
-  deleted: number;
+export type ImportSummary = ChangeCounts;
+
+/** The document's text: a whole string, or its bytes in chunks (a file's read stream). */
+export type DocumentInput = string | AsyncIterable<Buffer | string>;
+
+export interface ImportProgress {
+  /** Reading the document (each batch is checked and written as it fills), what waited for the end of it, done. */
+  phase: 'reading' | 'finishing' | 'done';
+  /** Elements read so far, per list. */
+  records: Record<SectionName, number>;
 }
 
-async function importTenants(em: EntityManager, doc: ImportDocument): Promise<void> {
-  const existing = new Map((await em.find(TenantSchema, { id: { $in: doc.tenants.map((t) => t.id) } }, ACROSS_TENANTS)).map((t) => [t.id, t]));
-  for (const tenant of doc.tenants) {
-    const row = existing.get(tenant.id);
-    if (row) em.assign(row, { name: tenant.name });
-    else em.create(TenantSchema, { id: tenant.id, name: tenant.name });
-  }
-  const referenced: [string, string][] = [
-    ...doc.tags.map((t, i): [string, string] => [t.tenant_id, `tags[${i}].tenant_id`]),
-    ...doc.integrations.map((t, i): [string, string] => [t.tenant_id, `integrations[${i}].tenant_id`]),
-    ...doc.deployments.map((t, i): [string, string] => [t.tenant_id, `deployments[${i}].tenant_id`]),
-  ];
-  const declared = new Set(doc.tenants.map((t) => t.id));
-  const outside = [...new Set(referenced.map(([id]) => id).filter((id) => !declared.has(id)))];
-  const found = new Set((await em.find(TenantSchema, { id: { $in: outside } }, { ...ACROSS_TENANTS, fields: ['id'] })).map((t) => t.id));
-  const missing = referenced.find(([id]) => !declared.has(id) && !found.has(id));
-  if (missing) throw new ImportError(missing[1], `tenant ${missing[0]} is neither in "tenants" nor in the database`);
+export interface ImportOptions {
+  /** Called as the import goes (every thousand elements read, and at each phase). */
+  onProgress?: (progress: ImportProgress) => void;
 }
 
-/** Returns every tag value the document declares, by id, for the deployments to link. */
-async function importTags(em: EntityManager, doc: ImportDocument): Promise<Map<string, TagValue>> {
-  const tenantIds = [...new Set(doc.tags.map((t) => t.tenant_id))];
-  const keys = await em.find(TagKeySchema, { tenant: { $in: tenantIds } }, { ...ACROSS_TENANTS, populate: ['values'] });
-  const keyByName = new Map(keys.map((k) => [`${k.tenant.id}/${k.key}`, k]));
-  const valueIds = doc.tags.flatMap((t) => t.values.map((v) => v.id));
-  const valuesById = new Map((await em.find(TagValueSchema, { id: { $in: valueIds } }, ACROSS_TENANTS)).map((v) => [v.id, v]));
-  const declared = new Map<string, TagValue>();
+const PROGRESS_EVERY = 1000;
 
-  doc.tags.forEach((tag, i) => {
-    const tenant = em.getReference(TenantSchema, tag.tenant_id);
-    let tagKey: TagKey | undefined = keyByName.get(`${tag.tenant_id}/${tag.key}`);
-    tagKey ??= em.create(TagKeySchema, { tenant, key: tag.key });
-    tag.values.forEach((value, j) => {
-      const path = `tags[${i}].values[${j}]`;
-      const row = valuesById.get(value.id);
-      assertSameTenant(row, tag.tenant_id, `${path}.id`);
-      const clash = tagKey.values.isInitialized() ? tagKey.values.getItems().find((v) => v.value === value.value && v.id !== value.id) : undefined;
-      if (clash) throw new ImportError(path, `value "${value.value}" of key "${tag.key}" already exists with id ${clash.id}`);
-      if (row) em.assign(row, { tagKey, value: value.value });
-      declared.set(value.id, row ?? em.create(TagValueSchema, { id: value.id, tenant, tagKey, value: value.value }));
-    });
-  });
-  return declared;
+/**
+ * Settings of the import's transaction (SET LOCAL: they end with it). Each batch runs a few dozen statements over
+ * a few thousand rows, and compiling them (PostgreSQL's JIT, on when a statement's estimated cost is high) took
+ * longer than running them. A deployment's resource spec is compressed when stored; lz4 (PostgreSQL 14 and later,
+ * when built with it) halved the time of writing a deployment against pglz, the default. A server configured
+ * for one or the other keeps its choice; values are read back the same whichever compressed them.
+ */
+async function sessionSettings(client: pg.ClientBase): Promise<string[]> {
+  const { rows: [compression] } = await client.query<{ lz4: boolean; configured: boolean }>(
+    `select 'lz4' = any(enumvals) as lz4, source <> 'default' as configured from pg_settings where name = 'default_toast_compression'`);
+  const lz4 = compression && compression.lz4 && !compression.configured;
+  return ['set local jit = off', ...(lz4 ? [`set local default_toast_compression = 'lz4'`] : [])];
 }
 
-async function importIntegrations(em: EntityManager, doc: ImportDocument): Promise<void> {
-  const ids = doc.integrations.map((i) => i.id);
-  const existing = new Map((await em.find(IntegrationSchema, { id: { $in: ids } }, ACROSS_TENANTS)).map((i) => [i.id, i]));
-  const repositories = await em.find(SourceRepositorySchema, { integration: { $in: ids } }, ACROSS_TENANTS);
-  const reposByIntegration = Map.groupBy(repositories, (r) => r.integration.id);
-
-  doc.integrations.forEach((input, i) => {
-    const row = existing.get(input.id);
-    assertSameTenant(row, input.tenant_id, `integrations[${i}].id`);
-    const tenant = em.getReference(TenantSchema, input.tenant_id);
-    const fields = { kind: input.kind, codehost: input.codehost, name: input.name, installationId: input.installation_id ?? null };
-    const integration = row ? em.assign(row, fields) : em.create(IntegrationSchema, { id: input.id, tenant, ...fields });
-
-    const current = new Map<number, SourceRepository>((reposByIntegration.get(input.id) ?? []).map((r) => [r.codeHostId, r]));
-    for (const repo of input.repositories) {
-      const repoFields = { name: repo.name, owner: repo.owner, url: repo.url, defaultBranch: repo.default_branch };
-      const existingRepo = current.get(repo.id);
-      current.delete(repo.id);
-      if (existingRepo) em.assign(existingRepo, repoFields);
-      else em.create(SourceRepositorySchema, { tenant, integration, codeHostId: repo.id, ...repoFields });
+/** Reads, checks and stages the document; batches are checked and written as they fill (import-batches.ts). */
+async function streamDocument(writer: StagingWriter, input: DocumentInput, report: (phase: ImportProgress['phase']) => void, records: ImportProgress['records']) {
+  let read = 0;
+  for await (const record of readDocument(typeof input === 'string' ? [input] : input)) {
+    let valid;
+    try {
+      valid = validateRecord(record);
+    } catch (error) {
+      // The first offending element in document order: one staged earlier, if any, fails first.
+      if (error instanceof ImportError) await writer.finish();
+      throw error;
     }
-    for (const gone of current.values()) em.remove(gone);
-  });
-}
-
-function summarize(em: EntityManager): ImportSummary {
-  const uow = em.getUnitOfWork();
-  uow.computeChangeSets();
-  const summary: ImportSummary = { created: 0, updated: 0, deleted: 0 };
-  const changed = new Set<object>();
-  for (const changeSet of uow.getChangeSets()) {
-    changed.add(changeSet.entity);
-    if (changeSet.type === 'create') summary.created++;
-    else if (changeSet.type === 'update') summary.updated++;
-    else summary.deleted++;
+    await writer.add(valid);
+    records[record.section]++;
+    if (++read % PROGRESS_EVERY === 0) report('reading');
   }
-  // A changed many-to-many collection (a deployment's tags) has no change set of its own.
-  const linkUpdates = uow.getCollectionUpdates().filter((collection) => collection.property.kind === ReferenceKind.MANY_TO_MANY);
-  const ownersOfChangedLinks = new Set(linkUpdates.map((collection) => collection.owner));
-  for (const owner of ownersOfChangedLinks) if (!changed.has(owner)) summary.updated++;
-  return summary;
+  await writer.finish();
 }
 
-/** Imports `doc` atomically: on any error nothing is written. */
-export async function importDocument(em: EntityManager, doc: ImportDocument, cipher: SecretCipher): Promise<ImportSummary> {
-  // flushMode 'commit': nothing is written before every check has passed, and the summary sees every change.
-  return em.fork({ flushMode: 'commit' }).transactional(async (tx) => {
-    await importTenants(tx, doc);
-    const tagValues = await importTags(tx, doc);
-    await importIntegrations(tx, doc);
-    await importDeployments(tx, doc, tagValues, cipher);
-    return summarize(tx);
-  });
+/** Imports the document atomically: on any error nothing is written. */
+export async function importDocument(em: EntityManager, input: DocumentInput, cipher: SecretCipher, options: ImportOptions = {}): Promise<ImportSummary> {
+  const records: ImportProgress['records'] = { tenants: 0, tags: 0, integrations: 0, deployments: 0 };
+  const report = (phase: ImportProgress['phase']) => options.onProgress?.({ phase, records: { ...records } });
+  const pool = await em.getConnection().getNativeClient();
+  const client = await pool.connect();
+  const batches = new ImportBatches(client, new Date());
+  const writer = new StagingWriter(client, cipher, batches);
+  let broken: Error | undefined;
+  try {
+    await client.query('begin');
+    for (const sql of await sessionSettings(client)) await client.query(sql);
+    for (const sql of createStagingTables()) await client.query(sql);
+    report('reading');
+    await streamDocument(writer, input, report, records);
+    report('finishing');
+    await batches.finish();
+    await client.query('commit');
+    report('done');
+    return batches.summary;
+  } catch (error) {
+    try {
+      await writer.settle();
+      await client.query('rollback');
+    } catch (rollbackError) {
+      broken = rollbackError as Error; // the connection is unusable: the pool must not hand it out again
+    }
+    throw error;
+  } finally {
+    client.release(broken);
+  }
 }

@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { importDocument } from '../../src/import/importer.ts';
-import { parseImportDocument } from '../../src/import/parse-document.ts';
 import { SecretCipher } from '../../src/modules/secrets/secret-cipher.ts';
 import { issueApiKey } from '../../src/modules/tenancy/api-key.service.ts';
 
@@ -19,7 +18,7 @@ export const GLOBEX_INTEGRATION = '99999999-9999-4999-8999-999999999999';
 export const newCipher = () => new SecretCipher(randomBytes(32));
 
 export async function importFixture(em: EntityManager, cipher: SecretCipher): Promise<void> {
-  await importDocument(em, parseImportDocument(fixtureText()), cipher);
+  await importDocument(em, fixtureText(), cipher);
 }
 
 export async function issueKey(em: EntityManager, tenantIds: string[], mayReadSecrets = false): Promise<string> {

@@ -2,7 +2,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { expect } from 'vitest';
 import { importDocument } from '../../src/import/importer.ts';
-import { parseImportDocument } from '../../src/import/parse-document.ts';
 import type { SecretCipher } from '../../src/modules/secrets/secret-cipher.ts';
 import type { RunningApp } from './app-server.ts';
 import { fixtureText } from './fixtures.ts';
@@ -55,5 +54,5 @@ export const fixtureDocument = (): Doc => JSON.parse(fixtureText());
 
 /** Imports a document through the real parser and importer. */
 export async function importExtra(em: EntityManager, cipher: SecretCipher, doc: Doc): Promise<void> {
-  await importDocument(em.fork(), parseImportDocument(JSON.stringify(doc)), cipher);
+  await importDocument(em.fork(), JSON.stringify(doc), cipher);
 }

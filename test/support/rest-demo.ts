@@ -2,7 +2,6 @@
 // their names) behind a running app, with keys for every authentication case and a small REST client.
 import { buildDemoDocument, DEMO_TENANT_ID } from '../../src/demo/demo-dataset.ts';
 import { importDocument } from '../../src/import/importer.ts';
-import { parseImportDocument } from '../../src/import/parse-document.ts';
 import { startApp, type RunningApp } from './app-server.ts';
 import { extraDeployment, type DemoDocument, type DocDeployment } from './deployment-oracle.ts';
 import { ACME, importFixture, issueKey, newCipher } from './fixtures.ts';
@@ -52,7 +51,7 @@ export async function startRestDemo(): Promise<RestDemo> {
   ];
   extras[0]!.remote_reconciled = true;
   extras[1]!.tag_value_ids = [doc.tags[0]!.values[0]!.id];
-  await importDocument(db.orm.em.fork(), parseImportDocument(JSON.stringify({ ...doc, deployments: [...doc.deployments, ...extras] })), cipher);
+  await importDocument(db.orm.em.fork(), JSON.stringify({ ...doc, deployments: [...doc.deployments, ...extras] }), cipher);
   const keys = {
     plain: await issueKey(db.orm.em, [DEMO_TENANT_ID]),
     secrets: await issueKey(db.orm.em, [DEMO_TENANT_ID], true),

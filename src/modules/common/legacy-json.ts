@@ -22,21 +22,45 @@ function unwrap(schema: z.ZodType): z.ZodType {
   return schema;
 }
 
+type Filler = (value: unknown) => unknown;
+/** One filler per schema, built on first use: walking the zod definitions for every value cost the import as much as validating. */
+const fillers = new WeakMap<z.ZodType, Filler>();
+
+function fillerFor(schema: z.ZodType): Filler {
+  let filler = fillers.get(schema);
+  if (filler) return filler;
+  const def = defOf(unwrap(schema));
+  if (def.type === 'object' && def.shape) {
+    const shape = Object.entries(def.shape);
+    let children: [string, Filler][] | undefined; // resolved on first call: schemas may refer to each other
+    filler = (value) => {
+      if (value === undefined || value === null) return null;
+      if (typeof value !== 'object') return value;
+      children ??= shape.map(([key, child]) => [key, fillerFor(child)]);
+      const source = value as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (const [key, child] of children) out[key] = child(source[key]);
+      return out;
+    };
+  } else if (def.type === 'array' && def.element) {
+    const element = def.element;
+    filler = (value) => {
+      if (value === undefined || value === null) return null;
+      return Array.isArray(value) ? value.map(fillerFor(element)) : value;
+    };
+  } else {
+    filler = (value) => (value === undefined ? null : value);
+  }
+  fillers.set(schema, filler);
+  return filler;
+}
+
 /**
  * Returns `value` with every key `schema` declares present (absent ones as null), in the schema's key order,
  * recursing into declared objects and arrays. Free-form maps are returned as they are.
  */
 export function withDeclaredKeys(schema: z.ZodType, value: unknown): unknown {
-  if (value === undefined || value === null) return null;
-  const def = defOf(unwrap(schema));
-  if (def.type === 'object' && def.shape && typeof value === 'object') {
-    const source = value as Record<string, unknown>;
-    return Object.fromEntries(Object.entries(def.shape).map(([key, child]) => [key, withDeclaredKeys(child, source[key])]));
-  }
-  if (def.type === 'array' && def.element && Array.isArray(value)) {
-    return value.map((item) => withDeclaredKeys(def.element as z.ZodType, item));
-  }
-  return value;
+  return fillerFor(schema)(value);
 }
 
 /**

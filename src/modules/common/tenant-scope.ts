@@ -37,7 +37,7 @@ export function tenantFilter(column: 'tenant' | 'id') {
 }
 
 /**
- * Find options of the few operator paths that work before or across tenants (authentication, the import,
+ * Find options of the few operator paths that work before or across tenants (authentication, the demo data,
  * the CLIs): they opt out of every filter explicitly, query by query, so the opt-out is easy to grep for.
  */
 export const ACROSS_TENANTS = { filters: false } as const;

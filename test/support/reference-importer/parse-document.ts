@@ -1,23 +1,10 @@
-// Reading and checking an import document before anything touches the database. Every failure names
-// the first offending path (`deployments[3].source_config.resource_spec.cpu`).
-import type { z } from 'zod';
+// The previous importer's reading and checking of a whole document, kept with it as the tests' oracle (see
+// importer.ts here). The error and the wording of zod's issues are the current importer's.
+import { formatPath, ImportError } from '../../../src/import/import-error.ts';
+import { describeIssue } from '../../../src/import/validate-record.ts';
 import { importDocumentSchema, type ImportDocument } from './document.schema.ts';
 
-export class ImportError extends Error {
-  override name = 'ImportError';
-  readonly path: string;
-  constructor(path: string, problem: string) {
-    super(path ? `${path}: ${problem}` : problem);
-    this.path = path;
-  }
-}
-
-export function formatPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((out, part) => {
-    if (typeof part === 'number') return `${out}[${part}]`;
-    return out ? `${out}.${String(part)}` : String(part);
-  }, '');
-}
+export { ImportError };
 
 /** PostgreSQL cannot store U+0000 in text or jsonb; say where it is instead of failing mid-import. */
 function rejectNulCharacters(value: unknown, path: PropertyKey[]): void {
@@ -33,11 +20,6 @@ function rejectNulCharacters(value: unknown, path: PropertyKey[]): void {
   }
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-  if (issue.code === 'invalid_type' && issue.message.includes('received undefined')) return 'is required';
-  return issue.message;
-}
 
 export function parseImportDocument(json: string): ImportDocument {
   let raw: unknown;

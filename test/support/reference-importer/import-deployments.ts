@@ -1,21 +1,21 @@
 // Deployments of an import document, with their secrets (encrypted here, before anything is written),
 // secret references, tag links and revisions (import-revisions.ts). See importer.ts for the rules.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TenantSchema } from '../modules/tenancy/tenant.entity.ts';
-import { IntegrationSchema } from '../modules/integrations/integration.entity.ts';
-import { DeploymentSchema, type Deployment } from '../modules/deployments/deployment.entity.ts';
-import { SecretSchema, type Secret } from '../modules/deployments/secret.entity.ts';
-import { SecretReferenceSchema } from '../modules/deployments/secret-reference.entity.ts';
-import { TagValueSchema, type TagValue } from '../modules/deployments/tag.entity.ts';
-import { deploymentColumnsFromRecord } from '../modules/deployments/deployment-record.ts';
-import { deploymentRecordSchema, type DeploymentRecordInput } from '../modules/deployments/deployment-record.schema.ts';
-import type { SecretCipher } from '../modules/secrets/secret-cipher.ts';
-import { withDeclaredKeys } from '../modules/common/legacy-json.ts';
+import { TenantSchema } from '../../../src/modules/tenancy/tenant.entity.ts';
+import { IntegrationSchema } from '../../../src/modules/integrations/integration.entity.ts';
+import { DeploymentSchema, type Deployment } from '../../../src/modules/deployments/deployment.entity.ts';
+import { SecretSchema, type Secret } from '../../../src/modules/deployments/secret.entity.ts';
+import { SecretReferenceSchema } from '../../../src/modules/deployments/secret-reference.entity.ts';
+import { TagValueSchema, type TagValue } from '../../../src/modules/deployments/tag.entity.ts';
+import { deploymentColumnsFromRecord } from '../../../src/modules/deployments/deployment-record.ts';
+import { deploymentRecordSchema, type DeploymentRecordInput } from '../../../src/modules/deployments/deployment-record.schema.ts';
+import type { SecretCipher } from '../../../src/modules/secrets/secret-cipher.ts';
+import { withDeclaredKeys } from '../../../src/modules/common/legacy-json.ts';
 import type { ImportDocument, ImportedDeployment } from './document.schema.ts';
 import { ImportError } from './parse-document.ts';
 import { assertSameTenant } from './import-rules.ts';
 import { importRevisions } from './import-revisions.ts';
-import { ACROSS_TENANTS } from '../modules/common/tenant-scope.ts';
+import { ACROSS_TENANTS } from '../../../src/modules/common/tenant-scope.ts';
 
 async function resolveTagValues(em: EntityManager, doc: ImportDocument, declared: Map<string, TagValue>) {
   const undeclared = [...new Set(doc.deployments.flatMap((d) => d.tag_value_ids).filter((id) => !declared.has(id)))];

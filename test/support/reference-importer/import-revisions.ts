@@ -1,12 +1,12 @@
 // The revisions of an import document's deployments: added or updated, never removed. A revision of a document
 // written before revisions carried their full record gets the defaults of docs/decisions.md#revisions.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { camelCase, mapKeys, withDeclaredKeys } from '../modules/common/legacy-json.ts';
-import { ACROSS_TENANTS } from '../modules/common/tenant-scope.ts';
-import type { Deployment } from '../modules/deployments/deployment.entity.ts';
-import { sourceRevisionConfigSchema } from '../modules/deployments/deployment-record.schema.ts';
-import { RevisionSchema } from '../modules/revisions/revision.entity.ts';
-import type { ImportedRevision } from '../modules/revisions/revision-record.schema.ts';
+import { camelCase, mapKeys, withDeclaredKeys } from '../../../src/modules/common/legacy-json.ts';
+import { ACROSS_TENANTS } from '../../../src/modules/common/tenant-scope.ts';
+import type { Deployment } from '../../../src/modules/deployments/deployment.entity.ts';
+import { sourceRevisionConfigSchema } from '../../../src/modules/deployments/deployment-record.schema.ts';
+import { RevisionSchema } from '../../../src/modules/revisions/revision.entity.ts';
+import type { ImportedRevision } from '../../../src/modules/revisions/revision-record.schema.ts';
 import type { ImportDocument, ImportedDeployment } from './document.schema.ts';
 import { ImportError } from './parse-document.ts';
 
