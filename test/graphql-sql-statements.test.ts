@@ -73,6 +73,21 @@ describe('SQL statements per deployments page', () => {
     expect(counts[0]).toBeLessThanOrEqual(16);
   });
 
+  it('reads a page\'s secrets and secret references in one statement, with the values revealed or not', async () => {
+    const secretStatements = () => statements.filter((sql) => /\bfrom secret\b/.test(sql)).length;
+    for (const selection of ['secrets { name value } secretReferences { name }', 'secretReferences { name } secrets { name value }', 'secrets { name } secretReferences { name }']) {
+      const { body } = await statementsFor(`{ deployments(limit: 100) { resources { ${selection} } } }`, {});
+      expect(body.data.deployments.resources.some((d: any) => d.secrets.some((s: any) => typeof s.value === 'string') && d.secretReferences.length > 0)
+        || !selection.includes('value')).toBe(true);
+      expect(secretStatements(), selection).toBe(1);
+    }
+    statements = [];
+    const rest = await fetch(`${app.url}/v2/deployments?limit=100`, { headers: { 'x-api-key': key } });
+    expect(rest.status).toBe(200);
+    expect((await rest.json()).resources.some((d: any) => d.secrets.some((s: any) => s.value !== '********'))).toBe(true);
+    expect(secretStatements()).toBe(1);
+  });
+
   it('is the same for 10, 50 and 100 items (connection)', async () => {
     const query = `query($first: Int!) { deploymentsConnection(first: $first) { totalCount edges { cursor node ${deployment} } } }`;
     const counts = [];

@@ -8,12 +8,15 @@ import type { SecretCipher } from '../secrets/secret-cipher.ts';
 import { DeploymentSchema } from './deployment.entity.ts';
 import type { DeploymentRow } from './deployment-row.ts';
 import { secretsAndReferencesOf, type SecretsOfDeployment } from './secret-listing.ts';
-import { revealedSecrets } from './secret-values.ts';
+import { revealValues } from './secret-values.ts';
 
 export class DeploymentLoaders {
   readonly byId: DataLoader<string, DeploymentRow | null>;
   readonly secretsAndReferences: DataLoader<string, SecretsOfDeployment>;
-  /** As secretsAndReferences, each secret with its value decrypted (null: the caller may not see values). */
+  /**
+   * As secretsAndReferences (the same rows, read by its statement), each secret with its value decrypted (null:
+   * the caller may not see values).
+   */
   readonly revealedSecrets: DataLoader<string, SecretsOfDeployment> | null;
 
   /** `revealWith`: the cipher, for a caller that may see secret values (whose ciphertexts are then worth reading). */
@@ -21,6 +24,10 @@ export class DeploymentLoaders {
     const deployments = em.getRepository(DeploymentSchema);
     this.byId = new DataLoader((ids) => deployments.findRowsByIds(ids));
     this.secretsAndReferences = loaderTogether(together.deploymentIds, (ids) => secretsAndReferencesOf(em, ids, revealWith !== null));
-    this.revealedSecrets = revealWith && loaderTogether(together.deploymentIds, (ids) => revealedSecrets(em, revealWith, ids));
+    this.revealedSecrets = revealWith && loaderTogether(together.deploymentIds, async (ids) => {
+      const listed = await this.secretsAndReferences.loadMany(ids);
+      await revealValues(revealWith, listed.flatMap((page) => (page instanceof Error ? [] : page.secrets)));
+      return listed;
+    });
   }
 }

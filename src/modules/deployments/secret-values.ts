@@ -1,26 +1,23 @@
 // The secrets of a page with their values decrypted, for a key with the read-secrets scope that selects them:
-// one statement for the page's secrets and secret references, as for every page, then every value of the
-// page in one batch of the cipher (a page's worth is deciphered on its decryption thread, off the thread
+// the rows of the page's one statement for its secrets and secret references, then every value of the page in
+// one batch of the cipher (a page's worth is deciphered on its decryption thread, off the thread
 // that serves every request). Each row carries its outcome, so that `Secret.value` resolves at once: a
 // promise per value cost the serving thread more than deciphering them elsewhere saved.
 import type { GraphQLResolveInfo } from 'graphql';
-import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
 import { selectedColumns } from '../../graphql/selected-columns.ts';
 import type { SecretCipher } from '../secrets/secret-cipher.ts';
-import { secretsAndReferencesOf, type SecretsOfDeployment } from './secret-listing.ts';
+import type { SecretRow } from './deployment-row.ts';
 
 /** The column `Secret.value` declares: the selection asks for values when it is among the selected columns. */
 export const VALUE_COLUMN = 'value_ciphertext';
 
-/** The secrets and secret references of `deploymentIds`, each secret with its value or why it has none. */
-export async function revealedSecrets(em: TenantSafeEntityManager, cipher: SecretCipher, deploymentIds: readonly string[]): Promise<SecretsOfDeployment[]> {
-  const pages = await secretsAndReferencesOf(em, deploymentIds, true);
-  const secrets = pages.flatMap((page) => page.secrets);
-  const outcomes = await cipher.decryptMany(secrets.map((secret) => ({
+/** Decrypts the value of each secret row not decrypted yet, in one batch, and sets it (or why it has none) on the row. */
+export async function revealValues(cipher: SecretCipher, secrets: SecretRow[]): Promise<void> {
+  const pending = secrets.filter((secret) => secret.revealed === undefined && secret.value_ciphertext);
+  const outcomes = await cipher.decryptMany(pending.map((secret) => ({
     stored: secret.value_ciphertext!, slot: { deploymentId: secret.deployment_id, name: secret.name }, keyFingerprint: secret.key_fingerprint ?? null,
   })));
-  secrets.forEach((secret, i) => (secret.revealed = outcomes[i]));
-  return pages;
+  pending.forEach((secret, i) => (secret.revealed = outcomes[i]));
 }
 
 // Whether a `secrets` selection asks for values, per request (its variables may turn a field on or off) and
