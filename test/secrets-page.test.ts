@@ -2,6 +2,7 @@
 // shows each deployment its own values, on both doors; a damaged ciphertext, or one moved onto another row,
 // is still caught there (null with SECRET_UNREADABLE, the rest served); and a batch in flight when the
 // thread stops is still answered.
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MASKED_SECRET } from '../src/rest/deployments.route.ts';
@@ -100,6 +101,24 @@ describe('a page revealing many secrets', () => {
 });
 
 describe('the decryption thread', () => {
+  it('keeps a process alive while it holds a batch, and not once it is idle', () => {
+    // A script that decrypts a page's worth and then has nothing left to do: it prints every value, and exits.
+    const cipherModule = new URL('../src/modules/secrets/secret-cipher.ts', import.meta.url).href;
+    const script = `
+      import { randomBytes, randomUUID } from 'node:crypto';
+      import { SecretCipher } from ${JSON.stringify(cipherModule)};
+      const cipher = new SecretCipher(randomBytes(32));
+      const secrets = Array.from({ length: ${2 * DecryptionThread.WORTH_IT_FROM} }, (_, i) => {
+        const slot = { deploymentId: randomUUID(), name: 'S' + i };
+        return { stored: cipher.seal('plain ' + i, slot).valueCiphertext, slot, keyFingerprint: cipher.fingerprint };
+      });
+      console.log((await cipher.decryptMany(secrets)).join(','));`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '--eval', script], { encoding: 'utf8', timeout: 20_000 });
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim()).toBe(Array.from({ length: 2 * DecryptionThread.WORTH_IT_FROM }, (_, i) => `plain ${i}`).join(','));
+    expect(run.status).toBe(0);
+  });
+
   it('answers a batch it had when it stops, where the batch was asked for', async () => {
     const other = newCipher();
     const secrets = Array.from({ length: 2 * DecryptionThread.WORTH_IT_FROM }, (_, i) => {

@@ -6,7 +6,8 @@
 //
 // The thread holds the same keys (KeyObjects are cloned into it; their bytes never pass through JavaScript)
 // and runs the same SecretCipher. If it cannot start or dies, the batches it had are answered as undefined
-// and decrypted where they were asked for: no request fails because of it. It does not keep the process alive.
+// and decrypted where they were asked for: no request fails because of it. Idle, it does not keep the process
+// alive.
 import { Worker } from 'node:worker_threads';
 import type { KeyRing, StoredSecret } from './secret-cipher.ts';
 
@@ -75,11 +76,13 @@ export class DecryptionThread {
       this.#gone = true;
       return;
     }
-    this.#worker.unref();
     this.#worker.on('message', ({ id, values, reasons }: DecryptionResponse) =>
       this.#settle(id, values.map((value, i) => (value === null ? { reason: reasons[i]! } : { value }))));
     this.#worker.on('error', () => this.#end());
     this.#worker.on('exit', () => this.#end());
+    // Idle, the thread keeps no process alive; while it holds a batch, it does (see decrypt). After the
+    // listeners: adding a 'message' listener refs the worker again.
+    this.#worker.unref();
   }
 
   /** Each secret's outcome, in order; undefined when the thread is not there to answer. */
@@ -87,6 +90,7 @@ export class DecryptionThread {
     if (this.#gone || !this.#worker) return Promise.resolve(undefined);
     const id = this.#nextId++;
     return new Promise((resolve) => {
+      if (this.#pending.size === 0) this.#worker!.ref();
       this.#pending.set(id, resolve);
       const request = packed(id, secrets);
       this.#worker!.postMessage(request, [request.ciphertexts.buffer, request.ends.buffer]);
@@ -101,6 +105,7 @@ export class DecryptionThread {
   #settle(id: number, outcomes: DecryptionOutcome[] | undefined): void {
     const resolve = this.#pending.get(id);
     this.#pending.delete(id);
+    if (this.#pending.size === 0) this.#worker?.unref();
     resolve?.(outcomes);
   }
 
