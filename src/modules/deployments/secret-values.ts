@@ -26,8 +26,8 @@ const decided = new WeakMap<object, WeakMap<object, boolean>>();
 
 /** Whether the `secrets` field being resolved selects `value` (or something that might: then yes). */
 export function selectsSecretValues(info: GraphQLResolveInfo): boolean {
-  const perRequest = decided.get(info.variableValues) ?? new WeakMap<object, boolean>();
-  decided.set(info.variableValues, perRequest);
+  let perRequest = decided.get(info.variableValues);
+  if (!perRequest) decided.set(info.variableValues, (perRequest = new WeakMap<object, boolean>()));
   const node = info.fieldNodes[0]!;
   let selects = perRequest.get(node);
   if (selects === undefined) {
