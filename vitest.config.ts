@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   resolve: {
@@ -9,6 +9,8 @@ export default defineConfig({
   test: {
     // TEST_EXIT_CODE_PROBE=1 runs only the deliberately failing probe (see .ci/run), never part of the suite.
     include: process.env.TEST_EXIT_CODE_PROBE === '1' ? ['test/exit-code-probe/*.probe.ts'] : ['test/**/*.test.ts'],
+    // test/scale/ needs system packages (pgbouncer): `npm run test:scale` (vitest.scale.config.ts) runs it.
+    exclude: [...configDefaults.exclude, 'test/scale/**'],
     // One PostgreSQL for the run (embedded, or TEST_DATABASE_URL); every test file creates its own database.
     globalSetup: ['test/support/global-postgres.ts'],
     testTimeout: 30_000,

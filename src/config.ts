@@ -13,6 +13,13 @@ export interface Config {
   host: string;
   /** External PostgreSQL; when absent an embedded PostgreSQL is started under `dataDir`. */
   databaseUrl: string | undefined;
+  /** How DATABASE_URL reaches PostgreSQL: directly, or through a pooler in transaction mode (PgBouncer). */
+  databasePooler: DatabasePooler;
+  /**
+   * A connection that keeps its session (no transaction pooler between): LISTEN and migrations. Unset: DATABASE_URL.
+   * Required with a transaction pooler, which hands each transaction a different server connection.
+   */
+  databaseDirectUrl: string | undefined;
   /** Where the embedded PostgreSQL, its generated secrets key and the demo API key live. */
   dataDir: string;
   /** 32-byte AES-256-GCM key for secret values; unset: the key in `dataDir/secrets.key` (embedded mode; see secrets-key.ts). */
@@ -56,6 +63,9 @@ export const TRUSTED_DOCUMENTS_MODES = ['off', 'allow', 'require'] as const;
 export type TrustedDocumentsMode = (typeof TRUSTED_DOCUMENTS_MODES)[number];
 /** The manifest (document id → document) is read and checked against the schema at start-up (trusted-documents.ts). */
 export type TrustedDocumentsConfig = { mode: 'off' } | { mode: 'allow' | 'require'; manifestPath: string };
+
+export const DATABASE_POOLERS = ['none', 'transaction'] as const;
+export type DatabasePooler = (typeof DATABASE_POOLERS)[number];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -129,6 +139,17 @@ function parseRedisUrl(env: Env, name: string): string | undefined {
   }
   if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) throw new ConfigError(name, 'must be a URL such as redis://127.0.0.1:6379');
   return raw;
+}
+
+function parsePooler(env: Env, name: string, databaseUrl: string | undefined, directUrl: string | undefined): DatabasePooler {
+  const raw = read(env, name)?.toLowerCase() ?? 'none';
+  if (!(DATABASE_POOLERS as readonly string[]).includes(raw)) throw new ConfigError(name, `must be one of ${DATABASE_POOLERS.join(', ')} (got "${raw}")`);
+  if (raw === 'transaction' && databaseUrl === undefined) throw new ConfigError(name, 'applies to DATABASE_URL, which is not set');
+  if (raw === 'transaction' && directUrl === undefined) {
+    throw new ConfigError('DATABASE_DIRECT_URL', 'is required with DATABASE_POOLER=transaction: LISTEN (key revocations, live updates) and '
+      + 'migrations need a session of their own, which a transaction pooler does not keep (a direct postgres:// URL of the same database)');
+  }
+  return raw as DatabasePooler;
 }
 
 function parseLogLevel(env: Env, name: string): LogLevel {
@@ -227,6 +248,9 @@ function checkEmbeddedConnections(env: Env, workers: number, poolMax: number): v
 
 export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = parseDatabaseUrl(env, 'DATABASE_URL');
+  const databaseDirectUrl = parseDatabaseUrl(env, 'DATABASE_DIRECT_URL');
+  if (databaseDirectUrl !== undefined && databaseUrl === undefined) throw new ConfigError('DATABASE_DIRECT_URL', 'is used with DATABASE_URL, which is not set');
+  const databasePooler = parsePooler(env, 'DATABASE_POOLER', databaseUrl, databaseDirectUrl);
   const rawKey = read(env, 'SECRETS_KEY');
   const secretsKey = rawKey === undefined ? undefined : parseSecretsKey(rawKey);
   if (databaseUrl !== undefined && secretsKey === undefined) {
@@ -248,6 +272,8 @@ export function loadConfig(env: Env = process.env): Config {
     port: parsePort(env, 'PORT', 4000, true),
     host: read(env, 'HOST') ?? '127.0.0.1',
     databaseUrl,
+    databasePooler,
+    databaseDirectUrl,
     dataDir,
     secretsKey,
     secretsKeyPrevious,

@@ -6,6 +6,7 @@ import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { missingServerStatementTimeout } from './db/transaction-pooler.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { keysCheckedByPrimary, openSecretsKeys } from './modules/secrets/secrets-key.ts';
 import type { SecretCipher } from './modules/secrets/secret-cipher.ts';
@@ -122,6 +123,10 @@ async function main(): Promise<void> {
     timeouts: config.database,
     onPoolCreated: (pool) => metrics.observePool(pool),
   });
+  if (database.pooler === 'transaction') {
+    const warning = await missingServerStatementTimeout(database.orm, config.database.statementTimeoutMs);
+    if (warning) logger.warn(warning);
+  }
   // Only once the database is open: whether a key may be generated, and whether the keys read the stored
   // secrets, depend on what it holds. A process that cannot read them does not start.
   const cipher = await (primary ? keysCheckedByPrimary(config) : openSecretsKeys(config, database.orm.em.getConnection())).catch(async (error: unknown) => {
@@ -133,7 +138,7 @@ async function main(): Promise<void> {
   const notifications = new DatabaseNotifications([REVOCATION_CHANNEL, DEPLOYMENT_CHANGE_CHANNEL]);
   const apiKeys = new ApiKeyCache();
   apiKeys.listenTo(notifications);
-  await notifications.start(database.clientUrl);
+  await notifications.start(database.directUrl);
   const rateLimiter = config.rateLimitPerMinute > 0
     ? new RateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger, acrossWorkers: Boolean(primary) })
     : undefined;

@@ -57,7 +57,19 @@ describe('configuration', () => {
     expect(loadConfig({ WORKERS: '1', DB_POOL_MAX: '500' }).workers).toBe(1);
   });
 
+  it('reaches PostgreSQL directly unless told a transaction pooler is in between, which needs a direct URL too', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://h/db', SECRETS_KEY: KEY })).toMatchObject({ databasePooler: 'none', databaseDirectUrl: undefined });
+    expect(loadConfig({
+      DATABASE_URL: 'postgres://bouncer:6432/db', DATABASE_POOLER: 'Transaction', DATABASE_DIRECT_URL: 'postgres://primary:5432/db', SECRETS_KEY: KEY,
+    })).toMatchObject({ databasePooler: 'transaction', databaseDirectUrl: 'postgres://primary:5432/db' });
+  });
+
   it.each([
+    [{ DATABASE_URL: 'postgres://h/db', SECRETS_KEY: KEY, DATABASE_POOLER: 'session' }, 'DATABASE_POOLER must be one of none, transaction (got "session")'],
+    [{ DATABASE_URL: 'postgres://h/db', SECRETS_KEY: KEY, DATABASE_POOLER: 'transaction' }, 'DATABASE_DIRECT_URL is required with DATABASE_POOLER=transaction'],
+    [{ DATABASE_POOLER: 'transaction' }, 'DATABASE_POOLER applies to DATABASE_URL, which is not set'],
+    [{ DATABASE_DIRECT_URL: 'postgres://h/db' }, 'DATABASE_DIRECT_URL is used with DATABASE_URL, which is not set'],
+    [{ DATABASE_URL: 'postgres://h/db', SECRETS_KEY: KEY, DATABASE_DIRECT_URL: 'mysql://h/db' }, 'DATABASE_DIRECT_URL must use the postgres:// scheme'],
     [{ WORKERS: 'two' }, 'WORKERS must be auto or an integer from 1 to 256 (got "two")'],
     [{ WORKERS: '0' }, 'WORKERS must be auto or an integer from 1 to 256 (got "0")'],
     [{ WORKERS: '1.5' }, 'WORKERS must be auto or an integer from 1 to 256 (got "1.5")'],

@@ -7,7 +7,10 @@ import { runCli } from './run-cli.ts';
 
 await runCli(async (args) => {
   const command = args[0] ?? 'up';
-  const database = await openDatabase(loadConfig(), { migrate: false });
+  const config = loadConfig();
+  // Migrations keep a session of their own: the direct URL when DATABASE_URL goes through a transaction pooler.
+  const direct = { ...config, databaseUrl: config.databaseDirectUrl ?? config.databaseUrl, databasePooler: 'none' as const };
+  const database = await openDatabase(direct, { migrate: false });
   try {
     if (command === 'up') {
       const applied = await migrate(database.orm);

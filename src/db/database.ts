@@ -3,7 +3,7 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import path from 'node:path';
 import pg from 'pg';
-import type { Config, DatabaseTimeouts } from '../config.ts';
+import type { Config, DatabasePooler, DatabaseTimeouts } from '../config.ts';
 import { startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres.ts';
 import { createOrmConfig, type AppOrm } from './orm-config.ts';
 
@@ -27,19 +27,27 @@ export function redactUrl(url: string): string {
   }
 }
 
-async function connect(clientUrl: string, mode: Database['mode'], options: OpenOptions): Promise<AppOrm> {
-  const where = mode === 'external' ? `DATABASE_URL (${redactUrl(clientUrl)})` : 'the embedded PostgreSQL';
-  // A plain connection first: its errors name the cause ("database ... does not exist", ECONNREFUSED).
-  const probe = new pg.Client({ connectionString: clientUrl, connectionTimeoutMillis: 10_000 });
+async function connect(clientUrl: string, where: string, options: OpenOptions, pooler: DatabasePooler = 'none'): Promise<AppOrm> {
+  const { poolMax, ...timeouts } = options.timeouts ?? CLI_TIMEOUTS;
+  const startupStatementTimeout = pooler === 'none';
+  // A plain connection first: its errors name the cause ("database ... does not exist", ECONNREFUSED). It sends
+  // the startup parameter the pool will send, so that a pooler refusing it is named here, not on a first request.
+  const probe = new pg.Client({
+    connectionString: clientUrl, connectionTimeoutMillis: 10_000,
+    ...(startupStatementTimeout && timeouts.statementTimeoutMs > 0 && { statement_timeout: timeouts.statementTimeoutMs }),
+  });
   try {
     await probe.connect();
   } catch (error) {
+    if (/unsupported startup parameter/.test(oneLine(error))) {
+      throw new DatabaseUnavailableError(`${where} refuses the startup parameter statement_timeout, as PgBouncer does: `
+        + 'behind a pooler in transaction mode set DATABASE_POOLER=transaction and DATABASE_DIRECT_URL (docs/operations.md#pgbouncer)');
+    }
     throw new DatabaseUnavailableError(`Cannot connect to ${where}: ${oneLine(error)}`);
   } finally {
     await probe.end().catch(() => {});
   }
-  const { poolMax, ...timeouts } = options.timeouts ?? CLI_TIMEOUTS;
-  const ormConfig = createOrmConfig({ clientUrl, poolMax, timeouts, onPoolCreated: options.onPoolCreated });
+  const ormConfig = createOrmConfig({ clientUrl, poolMax, timeouts, onPoolCreated: options.onPoolCreated, startupStatementTimeout });
   return (await MikroORM.init(ormConfig)) as unknown as AppOrm;
 }
 
@@ -54,6 +62,10 @@ export interface Database {
   mode: 'embedded' | 'external';
   /** The connection URL in use (the embedded server's includes its generated password). */
   clientUrl: string;
+  /** A connection that keeps its session, for LISTEN and migrations: DATABASE_DIRECT_URL, or clientUrl. */
+  directUrl: string;
+  /** How clientUrl reaches PostgreSQL (always 'none' for the embedded server). */
+  pooler: DatabasePooler;
   close(): Promise<void>;
 }
 
@@ -98,10 +110,13 @@ export async function migrate(orm: AppOrm): Promise<string[]> {
   return applied.map((migration) => migration.name);
 }
 
-/** Migrations get their own connection without the serving statement timeout: they may rewrite large tables. */
-async function migrateWithoutStatementTimeout(clientUrl: string, mode: Database['mode'], options: OpenOptions): Promise<void> {
+/**
+ * Migrations get their own connection, direct (never through a transaction pooler) and without the serving
+ * statement timeout: they may rewrite large tables.
+ */
+async function migrateWithoutStatementTimeout(directUrl: string, where: string, options: OpenOptions): Promise<void> {
   const { connectTimeoutMs } = options.timeouts ?? CLI_TIMEOUTS;
-  const orm = await connect(clientUrl, mode, { ...options, timeouts: { poolMax: 1, connectTimeoutMs, statementTimeoutMs: 0 }, onPoolCreated: undefined });
+  const orm = await connect(directUrl, where, { ...options, timeouts: { poolMax: 1, connectTimeoutMs, statementTimeoutMs: 0 }, onPoolCreated: undefined });
   try {
     await migrate(orm);
   } finally {
@@ -119,12 +134,18 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
   }
   try {
     const mode = embedded ? 'embedded' : 'external';
-    if (options.migrate) await migrateWithoutStatementTimeout(clientUrl, mode, options);
-    const orm = await connect(clientUrl, mode, options);
+    const pooler = embedded ? 'none' : config.databasePooler;
+    const directUrl = embedded ? clientUrl : config.databaseDirectUrl ?? clientUrl;
+    const where = embedded ? 'the embedded PostgreSQL' : `DATABASE_URL (${redactUrl(clientUrl)})`;
+    const directWhere = directUrl === clientUrl ? where : `DATABASE_DIRECT_URL (${redactUrl(directUrl)})`;
+    if (options.migrate) await migrateWithoutStatementTimeout(directUrl, directWhere, options);
+    const orm = await connect(clientUrl, where, options, pooler);
     return {
       orm,
-      mode: embedded ? 'embedded' : 'external',
+      mode,
       clientUrl,
+      directUrl,
+      pooler,
       async close() {
         await orm.close();
         await embedded?.stop();

@@ -23,12 +23,18 @@ export interface OrmConfigOptions {
   timeouts?: Omit<DatabaseTimeouts, 'poolMax'>;
   /** Receives the `pg` pool once created (pool metrics). */
   onPoolCreated?: (pool: pg.Pool) => void;
+  /**
+   * Send statement_timeout as a startup parameter (default). Off behind a transaction pooler, which refuses
+   * startup parameters and may run each transaction on another server connection: the server's own setting
+   * (ALTER ROLE … SET statement_timeout) applies there, and the client-side limit below stays.
+   */
+  startupStatementTimeout?: boolean;
 }
 
 export const DEFAULT_TIMEOUTS: Omit<DatabaseTimeouts, 'poolMax'> = { connectTimeoutMs: 3000, statementTimeoutMs: 10_000 };
 
 export function createOrmConfig({
-  clientUrl, debug = false, poolMax = 10, onQuery, timeouts = DEFAULT_TIMEOUTS, onPoolCreated,
+  clientUrl, debug = false, poolMax = 10, onQuery, timeouts = DEFAULT_TIMEOUTS, onPoolCreated, startupStatementTimeout = true,
 }: OrmConfigOptions): Options<TenantSafeEntityManager> {
   return defineConfig({
     entityManager: TenantSafeEntityManager,
@@ -47,7 +53,7 @@ export function createOrmConfig({
       // answering altogether (network partition) cannot hold a request either.
       // 0 means no limit (migrations: building an index on a large table may take minutes).
       ...(timeouts.statementTimeoutMs > 0 && {
-        statement_timeout: timeouts.statementTimeoutMs,
+        ...(startupStatementTimeout && { statement_timeout: timeouts.statementTimeoutMs }),
         query_timeout: timeouts.statementTimeoutMs + 1000,
       }),
       ...(onPoolCreated && { onPoolCreated }),
