@@ -21,6 +21,7 @@ import { createLogger, yogaLogger, type Logger } from './observability/logger.ts
 import { Metrics } from './observability/metrics.ts';
 import { useOperationMetrics } from './observability/operation-metrics.plugin.ts';
 import { createRequestHandler } from './http/request-handler.ts';
+import type { Tracing } from './observability/tracing.ts';
 import { InFlightRequests } from './http/in-flight-requests.ts';
 import { useProbes } from './http/probes.plugin.ts';
 import { useRequestScope } from './http/request-scope.plugin.ts';
@@ -62,6 +63,8 @@ export interface AppOptions {
   compression?: false | { minBytes: number };
   /** Open subscription streams per API key (in this process). Default 10. */
   subscriptionsPerKey?: number;
+  /** OpenTelemetry (observability/tracing.ts); none: no spans, and no hook installed. */
+  tracing?: Tracing;
   /** Default: silent (tests); the service passes its configured logger. */
   logger?: Logger;
   metrics?: Metrics;
@@ -135,6 +138,8 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
       // Operations run compiled (graphql-jit, cached per document), except documents whose variables have
       // default values: graphql-jit 0.8 rejects an omitted `$x: Int! = 0`, which graphql-js accepts.
       useGraphQlJit({}, { enableIf: (args) => !hasVariableDefaults(args.document) }),
+      // After graphql-jit, whose execute it wraps: a span per operation (both doors), under the request's span.
+      ...(options.tracing ? [options.tracing.operationSpans] : []),
       // The legacy /v1 and /v2 paths, /openapi.json and /docs: fixed operations through this same Yoga.
       useLegacyRest({ routes: REST_ROUTES, graphqlEndpoint: GRAPHQL_PATH }),
       useEventStreams(),
@@ -144,7 +149,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     // Unexpected errors reach clients as "Unexpected error."; details stay in the server log.
     maskedErrors: { isDev: false, maskError: maskUnexpectedError },
   });
-  const handler = createRequestHandler({ yoga, logger, metrics, maxBodyBytes, graphqlEndpoint: GRAPHQL_PATH, inFlight });
+  const handler = createRequestHandler({ yoga, logger, metrics, maxBodyBytes, graphqlEndpoint: GRAPHQL_PATH, inFlight, tracing: options.tracing });
   const server = createServer(handler);
   // A client that trickles its request (slowloris) cannot hold a connection for long.
   server.headersTimeout = 10_000;

@@ -57,6 +57,8 @@ export interface Config {
   shutdownDelayMs: number;
   /** Processes serving the port (node:cluster); 1 runs the service in this one process, as it always did. */
   workers: number;
+  /** OpenTelemetry spans exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT); none: tracing off. */
+  tracing: { endpoint: string; serviceName: string } | undefined;
 }
 
 export const TRUSTED_DOCUMENTS_MODES = ['off', 'allow', 'require'] as const;
@@ -150,6 +152,20 @@ function parsePooler(env: Env, name: string, databaseUrl: string | undefined, di
       + 'migrations need a session of their own, which a transaction pooler does not keep (a direct postgres:// URL of the same database)');
   }
   return raw as DatabasePooler;
+}
+
+/** On when OTEL_EXPORTER_OTLP_ENDPOINT is set (the OTel SDK reads it, and OTEL_EXPORTER_OTLP_HEADERS, itself). */
+function parseTracing(env: Env): Config['tracing'] {
+  const endpoint = read(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (endpoint === undefined || parseBoolean(env, 'OTEL_SDK_DISABLED', false)) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(endpoint);
+  } catch { /* reported below */ }
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+    throw new ConfigError('OTEL_EXPORTER_OTLP_ENDPOINT', `must be an http:// or https:// URL of an OTLP/HTTP collector, e.g. http://collector:4318 (got "${endpoint}")`);
+  }
+  return { endpoint, serviceName: read(env, 'OTEL_SERVICE_NAME') ?? 'deployments-gateway' };
 }
 
 function parseLogLevel(env: Env, name: string): LogLevel {
@@ -299,5 +315,6 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceMs: parseInteger(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600) * 1000,
     shutdownDelayMs: parseInteger(env, 'SHUTDOWN_DELAY_SECONDS', 0, 0, 3600) * 1000,
     workers,
+    tracing: parseTracing(env),
   };
 }

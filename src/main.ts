@@ -19,6 +19,7 @@ import { REVOCATION_CHANNEL } from './modules/tenancy/api-key-revocations.ts';
 import { DEPLOYMENT_CHANGE_CHANNEL } from './modules/deployments/live/change-notifications.ts';
 import { DatabaseNotifications } from './db/database-notifications.ts';
 import { createLogger, type Logger } from './observability/logger.ts';
+import { startTracing, statementSpans, type Tracing } from './observability/tracing.ts';
 import { Metrics } from './observability/metrics.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { drainServer } from './http/graceful-shutdown.ts';
@@ -63,11 +64,12 @@ interface Services {
   metrics: Metrics;
   logger: Logger;
   trustedDocuments: AppOptions['trustedDocuments'];
+  tracing: Tracing | undefined;
 }
 
 /** Listens, and returns the app with what to announce once it can also be stopped cleanly. A worker's demo key comes from the primary. */
 async function serve(config: Config, services: Services, worker: WorkerBrief | undefined): Promise<Serving> {
-  const { database, cipher, apiKeys, notifications, rateLimiter, metrics, logger, trustedDocuments } = services;
+  const { database, cipher, apiKeys, notifications, rateLimiter, metrics, logger, trustedDocuments, tracing } = services;
   const demo = worker ? worker.demo
     : database.mode === 'embedded' && config.seedDemoData ? await ensureDemoData(database.orm, cipher, config.dataDir) : undefined;
   const app = createApp({ orm: database.orm, cipher, apiKeys, rateLimiter, notifications }, {
@@ -81,6 +83,7 @@ async function serve(config: Config, services: Services, worker: WorkerBrief | u
     subscriptionsPerKey: config.subscriptionsPerKey,
     logger,
     metrics,
+    tracing,
   });
   await listen(app.server, config);
   const { port } = app.server.address() as AddressInfo;
@@ -117,11 +120,14 @@ async function main(): Promise<void> {
   }
   const metrics = new Metrics();
   primary?.shareMetrics(metrics);
+  // Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set: then the SDK is loaded, and the ORM reports its statements.
+  const tracing = config.tracing ? await startTracing({ serviceName: config.tracing.serviceName, workerId: primary?.brief.slot }) : undefined;
   const database = await openDatabase(primary ? { ...config, databaseUrl: primary.brief.databaseUrl } : config, {
     migrate: !primary && config.migrateOnStart,
     whenRunning: 'own',
     timeouts: config.database,
     onPoolCreated: (pool) => metrics.observePool(pool),
+    onStatement: tracing && statementSpans(tracing),
   });
   if (database.pooler === 'transaction') {
     const warning = await missingServerStatementTimeout(database.orm, config.database.statementTimeoutMs);
@@ -145,7 +151,7 @@ async function main(): Promise<void> {
   if (rateLimiter && !(await rateLimiter.connected(2000))) logger.warn('REDIS_URL does not answer yet; rate limits are kept in memory until it does');
   let serving: Serving;
   try {
-    serving = await serve(config, { database, cipher, apiKeys, notifications, rateLimiter, metrics, logger, trustedDocuments }, primary?.brief);
+    serving = await serve(config, { database, cipher, apiKeys, notifications, rateLimiter, metrics, logger, trustedDocuments, tracing }, primary?.brief);
   } catch (error) {
     await rateLimiter?.close();
     apiKeys.stop();
@@ -167,6 +173,8 @@ async function main(): Promise<void> {
     apiKeys.stop();
     await notifications.stop();
     await database.close();
+    // Last: the spans of the requests that were drained above are flushed.
+    await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'tracing: spans could not be flushed'));
     logger.info('stopped');
     logger.flush();
     process.exit(0);

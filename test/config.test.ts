@@ -64,7 +64,16 @@ describe('configuration', () => {
     })).toMatchObject({ databasePooler: 'transaction', databaseDirectUrl: 'postgres://primary:5432/db' });
   });
 
+  it('traces only when an OTLP endpoint is set, and not when the SDK is disabled', () => {
+    expect(loadConfig({}).tracing).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toEqual({ endpoint: 'http://collector:4318', serviceName: 'deployments-gateway' });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c', OTEL_SERVICE_NAME: 'gw-eu' }).tracing?.serviceName).toBe('gw-eu');
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).tracing).toBeUndefined();
+  });
+
   it.each([
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL of an OTLP/HTTP collector'],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_SDK_DISABLED: 'maybe' }, 'OTEL_SDK_DISABLED must be true or false'],
     [{ DATABASE_URL: 'postgres://h/db', SECRETS_KEY: KEY, DATABASE_POOLER: 'session' }, 'DATABASE_POOLER must be one of none, transaction (got "session")'],
     [{ DATABASE_URL: 'postgres://h/db', SECRETS_KEY: KEY, DATABASE_POOLER: 'transaction' }, 'DATABASE_DIRECT_URL is required with DATABASE_POOLER=transaction'],
     [{ DATABASE_POOLER: 'transaction' }, 'DATABASE_POOLER applies to DATABASE_URL, which is not set'],

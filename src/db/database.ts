@@ -47,7 +47,7 @@ async function connect(clientUrl: string, where: string, options: OpenOptions, p
   } finally {
     await probe.end().catch(() => {});
   }
-  const ormConfig = createOrmConfig({ clientUrl, poolMax, timeouts, onPoolCreated: options.onPoolCreated, startupStatementTimeout });
+  const ormConfig = createOrmConfig({ clientUrl, poolMax, timeouts, onPoolCreated: options.onPoolCreated, startupStatementTimeout, onStatement: options.onStatement });
   return (await MikroORM.init(ormConfig)) as unknown as AppOrm;
 }
 
@@ -87,6 +87,8 @@ export interface OpenOptions {
   /** Pool size and timeouts (the service passes its configuration; the CLIs keep the defaults). */
   timeouts?: DatabaseTimeouts;
   onPoolCreated?: (pool: pg.Pool) => void;
+  /** After every SQL statement the ORM runs (tracing's spans). */
+  onStatement?: (sql: string, tookMs: number, failed: boolean) => void;
 }
 
 async function startEmbeddedDatabase(config: Config, options: OpenOptions): Promise<{ server: RunningPostgres; clientUrl: string }> {
@@ -116,7 +118,7 @@ export async function migrate(orm: AppOrm): Promise<string[]> {
  */
 async function migrateWithoutStatementTimeout(directUrl: string, where: string, options: OpenOptions): Promise<void> {
   const { connectTimeoutMs } = options.timeouts ?? CLI_TIMEOUTS;
-  const orm = await connect(directUrl, where, { ...options, timeouts: { poolMax: 1, connectTimeoutMs, statementTimeoutMs: 0 }, onPoolCreated: undefined });
+  const orm = await connect(directUrl, where, { ...options, timeouts: { poolMax: 1, connectTimeoutMs, statementTimeoutMs: 0 }, onPoolCreated: undefined, onStatement: undefined });
   try {
     await migrate(orm);
   } finally {

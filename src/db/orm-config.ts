@@ -1,5 +1,5 @@
 // The one MikroORM configuration, shared by the server, the CLIs and the tests.
-import { defineConfig, type MikroORM, type Options } from '@mikro-orm/postgresql';
+import { DefaultLogger, defineConfig, type LogContext, type LoggerOptions, type MikroORM, type Options } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
@@ -29,12 +29,33 @@ export interface OrmConfigOptions {
    * (ALTER ROLE … SET statement_timeout) applies there, and the client-side limit below stays.
    */
   startupStatementTimeout?: boolean;
+  /** Called after every SQL statement with its text (placeholders, never values) and duration: tracing. */
+  onStatement?: (sql: string, tookMs: number, failed: boolean) => void;
+}
+
+/**
+ * The ORM reports every statement it ran to its logger (text with placeholders unless query-params logging is
+ * on, which this project never turns on, and how long it took), whether or not query logging is enabled.
+ */
+class StatementReportingLogger extends DefaultLogger {
+  readonly #onStatement: NonNullable<OrmConfigOptions['onStatement']>;
+  constructor(options: LoggerOptions, onStatement: NonNullable<OrmConfigOptions['onStatement']>) {
+    super(options);
+    this.#onStatement = onStatement;
+  }
+
+  override logQuery(context: { query: string } & LogContext): void {
+    if ((context.namespace ?? 'query') === 'query' && context.took !== undefined) {
+      this.#onStatement(context.query, context.took, context.level === 'error');
+    }
+    super.logQuery(context);
+  }
 }
 
 export const DEFAULT_TIMEOUTS: Omit<DatabaseTimeouts, 'poolMax'> = { connectTimeoutMs: 3000, statementTimeoutMs: 10_000 };
 
 export function createOrmConfig({
-  clientUrl, debug = false, poolMax = 10, onQuery, timeouts = DEFAULT_TIMEOUTS, onPoolCreated, startupStatementTimeout = true,
+  clientUrl, debug = false, poolMax = 10, onQuery, timeouts = DEFAULT_TIMEOUTS, onPoolCreated, startupStatementTimeout = true, onStatement,
 }: OrmConfigOptions): Options<TenantSafeEntityManager> {
   return defineConfig({
     entityManager: TenantSafeEntityManager,
@@ -43,6 +64,7 @@ export function createOrmConfig({
     extensions: [Migrator],
     debug,
     ...(onQuery && { onQuery: (sql: string) => (onQuery(sql), sql) }),
+    ...(onStatement && { loggerFactory: (options: LoggerOptions) => new StatementReportingLogger(options, onStatement) }),
     pool: { min: 0, max: poolMax },
     driverOptions: {
       // pg applies this both to opening a connection and to waiting for a free one in a full pool.

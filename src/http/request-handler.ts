@@ -7,6 +7,8 @@ import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { requestIdFrom, runInRequestScope, type RequestScope } from '../observability/request-scope.ts';
 import type { InFlightRequests } from './in-flight-requests.ts';
+import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import type { Tracing } from '../observability/tracing.ts';
 
 type NodeListener = (req: IncomingMessage, res: ServerResponse) => unknown;
 
@@ -17,6 +19,8 @@ export interface RequestHandlerOptions {
   maxBodyBytes: number;
   graphqlEndpoint: string;
   inFlight: InFlightRequests;
+  /** When tracing is on: a span per request, continuing the caller's `traceparent`. */
+  tracing?: Tracing;
 }
 
 const TOO_LARGE = Symbol('too large');
@@ -72,7 +76,7 @@ function loggablePath(url: string | undefined): string | undefined {
 }
 
 export function createRequestHandler(options: RequestHandlerOptions): NodeListener {
-  const { yoga, logger, metrics, maxBodyBytes, graphqlEndpoint, inFlight } = options;
+  const { yoga, logger, metrics, maxBodyBytes, graphqlEndpoint, inFlight, tracing } = options;
   return (req, res) => {
     const scope: RequestScope = { requestId: requestIdFrom(req.headers['x-request-id']), clientAddress: req.socket.remoteAddress };
     const started = performance.now();
@@ -82,10 +86,12 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
     inFlight.begin();
     metrics.inFlight.inc();
 
+    const span = tracing && requestSpan(tracing, req);
     let finished = false;
     const finish = () => {
       if (finished) return;
       finished = true;
+      if (span) endRequestSpan(span, req.method ?? 'GET', res.statusCode, scope.route, !res.writableFinished);
       inFlight.end();
       metrics.inFlight.dec();
       const seconds = (performance.now() - started) / 1000;
@@ -103,7 +109,7 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
     res.once('finish', finish);
     res.once('close', finish);
 
-    runInRequestScope(scope, () => {
+    const serve = () => runInRequestScope(scope, () => {
       readBody(req, maxBodyBytes).then(
         (body) => {
           const isGraphQL = (req.url ?? '').split('?')[0] === graphqlEndpoint;
@@ -119,5 +125,29 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
         res.destroy();
       });
     });
+    // Everything the request starts (its GraphQL operation, its SQL statements) is a child of its span.
+    if (span) context.with(trace.setSpan(context.active(), span), serve);
+    else serve();
   };
+}
+
+function requestSpan(tracing: Tracing, req: IncomingMessage): Span {
+  const method = req.method ?? 'GET';
+  const path = (req.url ?? '/').split('?')[0]!;
+  return tracing.tracer.startSpan(`${method} ${path}`, {
+    kind: SpanKind.SERVER,
+    // Only what says which request it was: never a header (keys) or the query string (it may hold a key).
+    attributes: { 'http.request.method': method, 'url.path': path },
+  }, tracing.extract(req.headers));
+}
+
+function endRequestSpan(span: Span, method: string, status: number, route: string | undefined, aborted: boolean): void {
+  span.setAttribute('http.response.status_code', status);
+  // Named by its route once known (`GET /v2/deployments/{deployment_id}`), not by a path holding an id.
+  if (route) {
+    span.setAttribute('http.route', route);
+    span.updateName(`${method} ${route}`);
+  }
+  if (status >= 500 || aborted) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
 }

@@ -14,7 +14,7 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
 }
 
-const OWN_VARIABLES = ['PORT', 'HOST', 'DATABASE_URL', 'DATABASE_POOLER', 'DATABASE_DIRECT_URL', 'DATA_DIR', 'SECRETS_KEY', 'MIGRATE_ON_START', 'SEED_DEMO_DATA', 'EMBEDDED_PG_PORT', 'WORKERS'];
+const OWN_VARIABLES = ['PORT', 'HOST', 'DATABASE_URL', 'DATABASE_POOLER', 'DATABASE_DIRECT_URL', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_SERVICE_NAME', 'DATA_DIR', 'SECRETS_KEY', 'MIGRATE_ON_START', 'SEED_DEMO_DATA', 'EMBEDDED_PG_PORT', 'WORKERS'];
 
 export function runNode(script: string, args: string[], env: Record<string, string>): ChildProcess {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !OWN_VARIABLES.includes(k)));
