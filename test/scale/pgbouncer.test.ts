@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME, FIXTURE_PATH } from '../support/fixtures.ts';
 import { startPgBouncer, type RunningPgBouncer } from '../support/pgbouncer.ts';
-import { runNode, startService, type ServiceProcess } from '../support/service-process.ts';
+import { runCliProcess, startService, type ServiceProcess } from '../support/service-process.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
 const SECRETS_KEY = randomBytes(32).toString('base64');
@@ -21,14 +21,7 @@ let key: string;
 /** The service's variables behind PgBouncer: the pooled URL, and the direct one for LISTEN and migrations. */
 const pooledEnv = () => ({ DATABASE_URL: bouncer.url, DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: db.url, SECRETS_KEY });
 
-async function cli(script: string, args: string[], env: Record<string, string> = pooledEnv()): Promise<{ code: number | null; output: string }> {
-  const child = runNode(script, args, env);
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  return { code, output };
-}
+const cli = (script: string, args: string[], env: Record<string, string> = pooledEnv()) => runCliProcess(script, args, env);
 
 async function newKey(): Promise<{ key: string; prefix: string }> {
   const { code, output } = await cli('src/cli/apikey.ts', ['create', '--tenant', ACME, '--read-secrets', '--name', 'pgbouncer-test']);

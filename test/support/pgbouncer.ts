@@ -1,11 +1,10 @@
 // A real PgBouncer (Debian's package) in transaction mode in front of one test database, on a free loopback
 // port, with a pool smaller than its clients' so that they really share server connections. For test/scale/.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort, spawnListening } from './loopback.ts';
 
 export const PGBOUNCER = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((file) => existsSync(file));
 
@@ -14,27 +13,6 @@ export interface RunningPgBouncer {
   url: string;
   output: () => string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function accepting(port: number, deadlineMs: number, output: () => string): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
-      socket.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`PgBouncer does not accept connections on ${port}:\n${output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** Starts PgBouncer in transaction mode for `databaseUrl` (a direct postgres:// URL with user and password). */
@@ -67,24 +45,13 @@ export async function startPgBouncer(databaseUrl: string, options: { serverConne
   ].join('\n'), { mode: 0o644 });
   await fs.writeFile(path.join(dir, 'users.txt'), `"${user}" ""\n`, { mode: 0o644 });
   const asRoot = process.getuid?.() === 0;
-  const child: ChildProcess = spawn(PGBOUNCER, [...(asRoot ? ['-u', 'nobody'] : []), path.join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  try {
-    await accepting(port, 10_000, () => output);
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
+  const server = await spawnListening(PGBOUNCER, [...(asRoot ? ['-u', 'nobody'] : []), path.join(dir, 'pgbouncer.ini')], port);
   const url = Object.assign(new URL(databaseUrl), { port: String(port), password: '' });
   return {
     url: url.toString(),
-    output: () => output,
+    output: server.output,
     async stop() {
-      child.kill('SIGTERM');
-      await exited;
+      await server.stop();
       await fs.rm(dir, { recursive: true, force: true });
     },
   };

@@ -76,3 +76,13 @@ export async function graphqlAt(url: string, key: string, query: string): Promis
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ query }) });
   return response.json();
 }
+
+/** Runs one of the project's CLIs (`src/cli/*.ts`) to its end: its exit code and everything it printed. */
+export async function runCliProcess(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = runNode(script, args, env);
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  return { code, output };
+}

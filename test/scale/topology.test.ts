@@ -1,0 +1,174 @@
+// The deployment docs/deploying.md describes, on loopback: PostgreSQL, PgBouncer in transaction mode, a Redis
+// of its own, two gateways of two workers each (`node src/main.ts`, as the image starts it), and HAProxy in
+// front with the documented health checks and retries. Compared with one plain gateway on the same data.
+// Read replicas are not part of it: the service does not support them yet.
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import autocannon from 'autocannon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACME, ACME_DEPLOYMENT, importFixture } from '../support/fixtures.ts';
+import { startHaproxy, type RunningHaproxy } from '../support/haproxy.ts';
+import { startPgBouncer, type RunningPgBouncer } from '../support/pgbouncer.ts';
+import { startRedis } from '../support/redis-server.ts';
+import { runCliProcess, startService, type ServiceProcess } from '../support/service-process.ts';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
+import { SecretCipher } from '../../src/modules/secrets/secret-cipher.ts';
+
+const SECRETS_KEY = randomBytes(32);
+/** Per key and minute, for the whole deployment (Redis): high enough for the load below, spent on purpose once. */
+const BUDGET = 3000;
+let db: TestDatabase;
+let bouncer: RunningPgBouncer;
+let redis: Awaited<ReturnType<typeof startRedis>>;
+let gateways: ServiceProcess[];
+let plain: ServiceProcess;
+let haproxy: RunningHaproxy;
+
+const base = () => ({ SECRETS_KEY: SECRETS_KEY.toString('base64'), SEED_DEMO_DATA: 'false', RATE_LIMIT_PER_MINUTE: String(BUDGET) });
+const gatewayEnv = () => ({
+  ...base(), DATABASE_URL: bouncer.url, DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: db.url, REDIS_URL: redis.url,
+  WORKERS: '2', MIGRATE_ON_START: 'false', SHUTDOWN_DELAY_SECONDS: '2', LOG_LEVEL: 'warn',
+});
+const origin = (service: { url: string }) => new URL(service.url).origin;
+
+async function cli(script: string, args: string[]): Promise<string> {
+  const { code, output } = await runCliProcess(script, args, { ...base(), DATABASE_URL: bouncer.url, DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: db.url });
+  expect(code, output).toBe(0);
+  return output;
+}
+
+async function newKey(): Promise<{ key: string; prefix: string }> {
+  const output = await cli('src/cli/apikey.ts', ['create', '--tenant', ACME, '--read-secrets', '--name', 'topology']);
+  return { key: /^(dmk_\S+)$/m.exec(output)![1]!, prefix: /Created API key (\S+)/.exec(output)![1]! };
+}
+
+interface Answer { status: number; body: string }
+
+/** One request on a connection of its own: a gateway's cluster hands connections to its workers in turn. */
+function send(at: string, path: string, key: string, body?: string): Promise<Answer> {
+  const url = new URL(path, at);
+  const headers: http.OutgoingHttpHeaders = { 'x-api-key': key, connection: 'close' };
+  if (body) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  return new Promise((resolve, reject) => {
+    const request = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: body ? 'POST' : 'GET', headers, agent: false, timeout: 10_000 }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.once('end', () => resolve({ status: response.statusCode!, body: text }));
+      response.once('error', reject);
+    });
+    request.once('timeout', () => request.destroy(new Error('timed out')));
+    request.once('error', reject);
+    request.end(body);
+  });
+}
+const get = (at: string, path: string, key: string) => send(at, path, key);
+const post = (at: string, query: string, key: string) => send(at, '/graphql', key, JSON.stringify({ query }));
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await importFixture(db.orm.em.fork(), new SecretCipher(SECRETS_KEY));
+  [bouncer, redis] = await Promise.all([startPgBouncer(db.url, { serverConnections: 4 }), startRedis()]);
+  gateways = await Promise.all([startService(gatewayEnv()), startService(gatewayEnv())]);
+  plain = await startService({ ...base(), DATABASE_URL: db.url });
+  haproxy = await startHaproxy(gateways.map(origin));
+}, 120_000);
+
+afterAll(async () => {
+  await haproxy?.stop();
+  await Promise.all([...(gateways ?? []), plain].filter(Boolean).map((service) => service.stop()));
+  await redis?.stop();
+  await bouncer?.stop();
+  await db?.drop();
+}, 60_000);
+
+const READS: Array<(at: string, key: string) => Promise<Answer>> = [
+  (at, key) => post(at, '{ deployments(limit: 20) { offset resources { uuid name status secrets { name value } secretReferences { name } sourceConfig { resourceSpec { cpu memoryMb } } latestRevision { status } } } }', key),
+  (at, key) => post(at, '{ tenant { name } }', key),
+  (at, key) => get(at, '/v2/deployments?limit=20', key),
+  (at, key) => get(at, `/v2/deployments/${ACME_DEPLOYMENT}`, key),
+  (at, key) => get(at, `/v2/deployments/${ACME_DEPLOYMENT}/revisions`, key),
+  (at, key) => get(at, '/v1/integrations/codehost/install', key),
+  (at, key) => get(at, '/v2/deployments/00000000-0000-4000-8000-000000000000', key),
+];
+
+describe('two gateways of two workers behind HAProxy, PgBouncer and Redis', () => {
+  it('answers every read exactly as one plain gateway does, on both doors, secrets included', async () => {
+    const { key } = await newKey();
+    for (const read of READS) {
+      const expected = await read(origin(plain), key);
+      // Several times: HAProxy spreads them over both gateways, and each gateway over its workers.
+      for (let i = 0; i < 4; i++) expect(await read(haproxy.url, key)).toEqual(expected);
+    }
+  });
+
+  it('takes a key created a moment ago at once, and refuses it everywhere within a second of its revocation', async () => {
+    const { key, prefix } = await newKey();
+    const everywhere = [haproxy.url, ...gateways.map(origin)];
+    for (const at of everywhere) for (let i = 0; i < 3; i++) expect((await post(at, '{ tenant { name } }', key)).status).toBe(200);
+    await cli('src/cli/apikey.ts', ['revoke', prefix]);
+    const since = Date.now();
+    const refusedEverywhere = async () => (await Promise.all(everywhere.flatMap((at) => [1, 2, 3].map(() => post(at, '{ tenant { name } }', key)))))
+      .every((answer) => answer.status === 401);
+    while (!(await refusedEverywhere()) && Date.now() - since < 5000) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await refusedEverywhere()).toBe(true);
+    expect(Date.now() - since).toBeLessThan(1000);
+  });
+
+  it('holds a key to its budget across both gateways and all workers (Redis), not four times it', async () => {
+    const { key } = await newKey();
+    const statuses: number[] = [];
+    // In waves, alternating the gateways directly, so that every worker takes part.
+    for (let wave = 0; wave < 32; wave++) {
+      statuses.push(...(await Promise.all(Array.from({ length: 100 }, (_, i) => post(origin(gateways[i % 2]!), '{ tenant { name } }', key)))).map((a) => a.status));
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(BUDGET);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(3200 - BUDGET);
+  }, 60_000);
+
+  it('prints the throughput of one gateway and of the whole topology', async () => {
+    // Four keys in turn for each run, so that no key's budget is what limits the rate.
+    const keysOf = () => Promise.all([newKey(), newKey(), newKey(), newKey()]);
+    const body = JSON.stringify({ query: '{ deployments(limit: 20) { resources { uuid name status } } }' });
+    const rate = async (url: string) => {
+      const keys = await keysOf();
+      return (await autocannon({
+      url: `${url}/graphql`, connections: 8, duration: 3,
+        requests: keys.map(({ key }) => ({ method: 'POST' as const, path: '/graphql', headers: { 'content-type': 'application/json', 'x-api-key': key }, body })),
+      })) as autocannon.Result;
+    };
+    const one = await rate(origin(gateways[0]!));
+    const all = await rate(haproxy.url);
+    console.log([
+      '| Light page (20 items), 8 connections, 3 s | req/s | p99 ms | non-2xx |',
+      '|---|---:|---:|---:|',
+      `| one gateway (2 workers), directly | ${Math.round(one.requests.average)} | ${one.latency.p99} | ${one.non2xx} |`,
+      `| HAProxy → 2 gateways × 2 workers → PgBouncer | ${Math.round(all.requests.average)} | ${all.latency.p99} | ${all.non2xx} |`,
+    ].join('\n'));
+    expect(one.errors + all.errors + one.non2xx + all.non2xx).toBe(0);
+  }, 30_000);
+
+  it('loses no request and answers no 5xx while a gateway is stopped under steady load', async () => {
+    const keys = await Promise.all([newKey(), newKey(), newKey(), newKey()]);
+    const answers: number[] = [];
+    let running = true;
+    const client = async (key: string) => {
+      while (running) {
+        try {
+          answers.push((await get(haproxy.url, '/v2/deployments?limit=5', key)).status);
+        } catch {
+          answers.push(0); // lost: no answer at all
+        }
+      }
+    };
+    const clients = keys.map(({ key }) => client(key));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const stopping = gateways[0]!.stop(); // SIGTERM: not ready, serves 2 s more, drains, exits
+    expect(await stopping).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    running = false;
+    await Promise.all(clients);
+    expect(answers.length).toBeGreaterThan(50);
+    expect(answers.filter((status) => status !== 200)).toEqual([]);
+  }, 30_000);
+});
