@@ -21,6 +21,7 @@ import { createLogger, yogaLogger, type Logger } from './observability/logger.ts
 import { Metrics } from './observability/metrics.ts';
 import { useOperationMetrics } from './observability/operation-metrics.plugin.ts';
 import { createRequestHandler } from './http/request-handler.ts';
+import { useReplicaFallback } from './graphql/replica-fallback.plugin.ts';
 import type { Tracing } from './observability/tracing.ts';
 import { InFlightRequests } from './http/in-flight-requests.ts';
 import { useProbes } from './http/probes.plugin.ts';
@@ -97,6 +98,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     onMissed: (reason) => metrics.changesMissed.inc({ reason }),
   });
   metrics.observeSubscriptions(() => deploymentChanges.size);
+  if (services.replicas) metrics.observeReplicas(() => services.replicas!.statuses);
   const contextServices: AppServices = { ...services, reportUnreadableSecret: reportUnreadableSecret(logger, metrics), deploymentChanges };
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
@@ -122,7 +124,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     plugins: [
       useRequestScope(GRAPHQL_PATH),
       // /health, /ready and /metrics: before everything else, without authentication.
-      useProbes({ orm: services.orm, metrics, inFlight, cipher: services.cipher }),
+      useProbes({ orm: services.orm, metrics, inFlight, cipher: services.cipher, replicas: services.replicas }),
       // The pages for people: `/`, and the scripts and styles of GraphiQL and /docs, without authentication.
       useRootPath({ graphqlEndpoint: GRAPHQL_PATH, graphiql }),
       useStaticAssets(graphiql ? [loadGraphiqlAssets, loadSwaggerUiAssets] : [loadSwaggerUiAssets]),
@@ -140,6 +142,8 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
       useGraphQlJit({}, { enableIf: (args) => !hasVariableDefaults(args.document) }),
       // After graphql-jit, whose execute it wraps: a span per operation (both doors), under the request's span.
       ...(options.tracing ? [options.tracing.operationSpans] : []),
+      // After graphql-jit too: a read that failed on a replica that went away runs again on the primary.
+      ...(services.replicas ? [useReplicaFallback(services.replicas)] : []),
       // The legacy /v1 and /v2 paths, /openapi.json and /docs: fixed operations through this same Yoga.
       useLegacyRest({ routes: REST_ROUTES, graphqlEndpoint: GRAPHQL_PATH }),
       useEventStreams(),

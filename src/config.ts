@@ -20,6 +20,10 @@ export interface Config {
    * Required with a transaction pooler, which hands each transaction a different server connection.
    */
   databaseDirectUrl: string | undefined;
+  /** Streaming replicas of the primary for reads (DATABASE_REPLICA_URLS); empty: every read on the primary. */
+  databaseReplicaUrls: string[];
+  /** A replica further behind than this is taken out of rotation (REPLICA_MAX_LAG, seconds). */
+  replicaMaxLagSeconds: number;
   /** Where the embedded PostgreSQL, its generated secrets key and the demo API key live. */
   dataDir: string;
   /** 32-byte AES-256-GCM key for secret values; unset: the key in `dataDir/secrets.key` (embedded mode; see secrets-key.ts). */
@@ -154,6 +158,22 @@ function parsePooler(env: Env, name: string, databaseUrl: string | undefined, di
   return raw as DatabasePooler;
 }
 
+/** Comma-separated postgres:// URLs, each checked as DATABASE_URL is (named by its position, never by its password). */
+function parseReplicaUrls(env: Env, name: string, databaseUrl: string | undefined): string[] {
+  const raw = read(env, name);
+  if (raw === undefined) return [];
+  if (databaseUrl === undefined) throw new ConfigError(name, 'is used with DATABASE_URL (the primary), which is not set');
+  return raw.split(',').map((part, i) => {
+    const url = part.trim();
+    if (url === '') throw new ConfigError(name, `entry ${i + 1} is empty`);
+    try {
+      return parseDatabaseUrl({ [name]: url }, name)!;
+    } catch (error) {
+      throw new ConfigError(name, `entry ${i + 1}: ${(error as Error).message.replace(`Invalid configuration: ${name} `, '')}`);
+    }
+  });
+}
+
 /** On when OTEL_EXPORTER_OTLP_ENDPOINT is set (the OTel SDK reads it, and OTEL_EXPORTER_OTLP_HEADERS, itself). */
 function parseTracing(env: Env): Config['tracing'] {
   const endpoint = read(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
@@ -267,6 +287,7 @@ export function loadConfig(env: Env = process.env): Config {
   const databaseDirectUrl = parseDatabaseUrl(env, 'DATABASE_DIRECT_URL');
   if (databaseDirectUrl !== undefined && databaseUrl === undefined) throw new ConfigError('DATABASE_DIRECT_URL', 'is used with DATABASE_URL, which is not set');
   const databasePooler = parsePooler(env, 'DATABASE_POOLER', databaseUrl, databaseDirectUrl);
+  const databaseReplicaUrls = parseReplicaUrls(env, 'DATABASE_REPLICA_URLS', databaseUrl);
   const rawKey = read(env, 'SECRETS_KEY');
   const secretsKey = rawKey === undefined ? undefined : parseSecretsKey(rawKey);
   if (databaseUrl !== undefined && secretsKey === undefined) {
@@ -290,6 +311,8 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     databasePooler,
     databaseDirectUrl,
+    databaseReplicaUrls,
+    replicaMaxLagSeconds: parseInteger(env, 'REPLICA_MAX_LAG', 10, 1, 3600),
     dataDir,
     secretsKey,
     secretsKeyPrevious,

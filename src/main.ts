@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { missingServerStatementTimeout } from './db/transaction-pooler.ts';
 import { openDatabase, type Database } from './db/database.ts';
+import { ReadReplicas } from './db/read-replicas.ts';
 import { keysCheckedByPrimary, openSecretsKeys } from './modules/secrets/secrets-key.ts';
 import type { SecretCipher } from './modules/secrets/secret-cipher.ts';
 import { ensureDemoData, type DemoKey } from './demo/demo-data.ts';
@@ -61,6 +62,7 @@ interface Services {
   apiKeys: ApiKeyCache;
   notifications: DatabaseNotifications;
   rateLimiter: RateLimiter | undefined;
+  replicas: ReadReplicas | undefined;
   metrics: Metrics;
   logger: Logger;
   trustedDocuments: AppOptions['trustedDocuments'];
@@ -69,10 +71,10 @@ interface Services {
 
 /** Listens, and returns the app with what to announce once it can also be stopped cleanly. A worker's demo key comes from the primary. */
 async function serve(config: Config, services: Services, worker: WorkerBrief | undefined): Promise<Serving> {
-  const { database, cipher, apiKeys, notifications, rateLimiter, metrics, logger, trustedDocuments, tracing } = services;
+  const { database, cipher, apiKeys, notifications, rateLimiter, replicas, metrics, logger, trustedDocuments, tracing } = services;
   const demo = worker ? worker.demo
     : database.mode === 'embedded' && config.seedDemoData ? await ensureDemoData(database.orm, cipher, config.dataDir) : undefined;
-  const app = createApp({ orm: database.orm, cipher, apiKeys, rateLimiter, notifications }, {
+  const app = createApp({ orm: database.orm, cipher, apiKeys, rateLimiter, notifications, replicas }, {
     demoApiKey: demo && 'key' in demo ? demo.key : undefined,
     introspection: config.graphqlIntrospection,
     graphiql: config.graphiql,
@@ -149,10 +151,17 @@ async function main(): Promise<void> {
     ? new RateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger, acrossWorkers: Boolean(primary) })
     : undefined;
   if (rateLimiter && !(await rateLimiter.connected(2000))) logger.warn('REDIS_URL does not answer yet; rate limits are kept in memory until it does');
+  const replicas = config.databaseReplicaUrls.length > 0
+    ? await ReadReplicas.open(database.orm, config.databaseReplicaUrls, {
+      maxLagSeconds: config.replicaMaxLagSeconds, timeouts: config.database, onStatement: tracing && statementSpans(tracing),
+    })
+    : undefined;
+  if (replicas) logger.info(`read replicas: ${replicas.describe()}`);
   let serving: Serving;
   try {
-    serving = await serve(config, { database, cipher, apiKeys, notifications, rateLimiter, metrics, logger, trustedDocuments, tracing }, primary?.brief);
+    serving = await serve(config, { database, cipher, apiKeys, notifications, rateLimiter, replicas, metrics, logger, trustedDocuments, tracing }, primary?.brief);
   } catch (error) {
+    await replicas?.close();
     await rateLimiter?.close();
     apiKeys.stop();
     await notifications.stop();
@@ -172,6 +181,7 @@ async function main(): Promise<void> {
     await rateLimiter?.close();
     apiKeys.stop();
     await notifications.stop();
+    await replicas?.close();
     await database.close();
     // Last: the spans of the requests that were drained above are flushed.
     await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'tracing: spans could not be flushed'));

@@ -64,6 +64,13 @@ describe('configuration', () => {
     })).toMatchObject({ databasePooler: 'transaction', databaseDirectUrl: 'postgres://primary:5432/db' });
   });
 
+  it('reads from replicas only when given, taking one out beyond 10 s of lag unless told otherwise', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://p/db', SECRETS_KEY: KEY })).toMatchObject({ databaseReplicaUrls: [], replicaMaxLagSeconds: 10 });
+    expect(loadConfig({
+      DATABASE_URL: 'postgres://p/db', SECRETS_KEY: KEY, DATABASE_REPLICA_URLS: 'postgres://r1/db, postgresql://r2:5433/db', REPLICA_MAX_LAG: '30',
+    })).toMatchObject({ databaseReplicaUrls: ['postgres://r1/db', 'postgresql://r2:5433/db'], replicaMaxLagSeconds: 30 });
+  });
+
   it('traces only when an OTLP endpoint is set, and not when the SDK is disabled', () => {
     expect(loadConfig({}).tracing).toBeUndefined();
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toEqual({ endpoint: 'http://collector:4318', serviceName: 'deployments-gateway' });
@@ -72,6 +79,10 @@ describe('configuration', () => {
   });
 
   it.each([
+    [{ DATABASE_REPLICA_URLS: 'postgres://r/db' }, 'DATABASE_REPLICA_URLS is used with DATABASE_URL (the primary), which is not set'],
+    [{ DATABASE_URL: 'postgres://p/db', SECRETS_KEY: KEY, DATABASE_REPLICA_URLS: 'postgres://r/db,' }, 'DATABASE_REPLICA_URLS entry 2 is empty'],
+    [{ DATABASE_URL: 'postgres://p/db', SECRETS_KEY: KEY, DATABASE_REPLICA_URLS: 'postgres://r/db,mysql://x/db' }, 'DATABASE_REPLICA_URLS entry 2: must use the postgres:// scheme'],
+    [{ DATABASE_URL: 'postgres://p/db', SECRETS_KEY: KEY, REPLICA_MAX_LAG: '0' }, 'REPLICA_MAX_LAG must be an integer from 1 to 3600'],
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL of an OTLP/HTTP collector'],
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_SDK_DISABLED: 'maybe' }, 'OTEL_SDK_DISABLED must be true or false'],
     [{ DATABASE_URL: 'postgres://h/db', SECRETS_KEY: KEY, DATABASE_POOLER: 'session' }, 'DATABASE_POOLER must be one of none, transaction (got "session")'],

@@ -9,6 +9,7 @@ import type { SecretCipher, SecretDecryptionError } from '../modules/secrets/sec
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { DatabaseNotifications } from '../db/database-notifications.ts';
 import type { DeploymentChangeFeed } from '../modules/deployments/live/deployment-change-feed.ts';
+import type { ReadReplicas } from '../db/read-replicas.ts';
 import { currentRequestScope } from '../observability/request-scope.ts';
 import { authErrorToGraphQL, rateLimitToGraphQL } from './errors.ts';
 import { RequestLoaders } from './loaders.ts';
@@ -26,12 +27,18 @@ export interface AppServices {
   notifications?: DatabaseNotifications;
   /** Live deployment changes (the app makes it from `notifications`). */
   deploymentChanges?: DeploymentChangeFeed;
+  /** Read replicas (DATABASE_REPLICA_URLS); none: every read on `orm`. */
+  replicas?: ReadReplicas;
 }
 
 export interface GraphQLContext {
   principal: Principal;
+  /** The request's reads: on a replica in rotation (`replica` names it), or on the primary. */
   em: TenantSafeEntityManager;
   loaders: RequestLoaders;
+  replica: string | undefined;
+  /** The same tenant's view of the primary: live updates load changes there, and a failed replica's reads rerun there. */
+  primaryEm: () => TenantSafeEntityManager;
   cipher: SecretCipher;
   reportUnreadableSecret: (error: SecretDecryptionError) => void;
   /** Where subscriptions get their streams. */
@@ -40,9 +47,11 @@ export interface GraphQLContext {
 
 export async function createGraphQLContext(request: Request, services: AppServices): Promise<GraphQLContext> {
   const principal = authenticatedRequests.get(request) ?? await authenticateWithinLimits(request, services);
-  const em = scopeToTenant(services.orm.em, principal.tenantId);
+  const { orm, replica } = services.replicas?.pick() ?? { orm: services.orm, replica: undefined };
+  const em = scopeToTenant(orm.em, principal.tenantId);
   return {
-    principal, em, loaders: new RequestLoaders(em, principal.mayReadSecrets ? services.cipher : null),
+    principal, em, loaders: new RequestLoaders(em, principal.mayReadSecrets ? services.cipher : null), replica,
+    primaryEm: () => scopeToTenant(services.orm.em, principal.tenantId),
     cipher: services.cipher,
     reportUnreadableSecret: services.reportUnreadableSecret ?? (() => {}),
     deploymentChanges: services.deploymentChanges,

@@ -9,12 +9,15 @@ import { RETRY_AFTER_SECONDS } from '../db/connection-loss.ts';
 import type { InFlightRequests } from './in-flight-requests.ts';
 import type { SecretCipher } from '../modules/secrets/secret-cipher.ts';
 import { keysCannotRead } from '../modules/secrets/secrets-key.ts';
+import type { ReadReplicas } from '../db/read-replicas.ts';
 
 export interface ProbeOptions {
   orm: AppOrm;
   metrics: Metrics;
   inFlight: InFlightRequests;
   cipher: SecretCipher;
+  /** Read replicas: shown by /ready, which they never make unready (reads fall back to the primary). */
+  replicas?: ReadReplicas;
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -24,7 +27,7 @@ type Check = 'ok' | string;
 interface Checks { database: Check; migrations: Check; secretsKey: Check }
 const READY_CACHE_MS = 1000;
 
-export function useProbes({ orm, metrics, inFlight, cipher }: ProbeOptions): Plugin {
+export function useProbes({ orm, metrics, inFlight, cipher, replicas }: ProbeOptions): Plugin {
   // Applied migrations do not become pending again while the process runs; once seen complete, not re-read.
   let migrationsApplied = false;
 
@@ -73,9 +76,10 @@ export function useProbes({ orm, metrics, inFlight, cipher }: ProbeOptions): Plu
     if (inFlight.draining) return json(503, { status: 'unavailable', checks: { shutdown: 'in progress' } });
     const checks = await latestChecks();
     const ok = checks.database === 'ok' && checks.migrations === 'ok' && checks.secretsKey === 'ok';
+    const shown = replicas ? { checks, replicas: replicas.statuses } : { checks };
     return ok
-      ? json(200, { status: 'ready', checks })
-      : json(503, { status: 'unavailable', checks }, { 'retry-after': String(RETRY_AFTER_SECONDS) });
+      ? json(200, { status: 'ready', ...shown })
+      : json(503, { status: 'unavailable', ...shown }, { 'retry-after': String(RETRY_AFTER_SECONDS) });
   }
 
   async function metricsText(): Promise<Response> {

@@ -2,6 +2,7 @@
 // counters). Labels come from a closed set (route templates, status codes, error codes) or are capped
 // (operation names), so a client cannot grow the series without bound.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ReplicaStatus } from '../db/read-replicas.ts';
 import type pg from 'pg';
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -57,6 +58,7 @@ export class Metrics {
     labelNames: ['reason'] as const, registers: [this.registry],
   });
   private openSubscriptions: (() => number) | undefined;
+  private replicas: (() => ReplicaStatus[]) | undefined;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -73,11 +75,31 @@ export class Metrics {
       },
     });
     new Gauge({
+      name: 'db_replica_in_rotation', help: 'Whether each read replica (DATABASE_REPLICA_URLS) takes reads: 1, or 0 with its state.',
+      labelNames: ['replica', 'state'] as const, registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const r of metrics.replicas?.() ?? []) this.set({ replica: r.name, state: r.state }, r.state === 'in rotation' ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'db_replica_lag_seconds', help: 'How far each read replica is behind the primary (absent while unknown).',
+      labelNames: ['replica'] as const, registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const r of metrics.replicas?.() ?? []) if (r.lagSeconds !== null) this.set({ replica: r.name }, r.lagSeconds);
+      },
+    });
+    new Gauge({
       name: 'graphql_subscriptions_open', help: 'Subscription streams open in this process.', registers: [this.registry],
       collect() {
         this.set(metrics.openSubscriptions?.() ?? 0);
       },
     });
+  }
+
+  observeReplicas(statuses: () => ReplicaStatus[]): void {
+    this.replicas = statuses;
   }
 
   observeSubscriptions(count: () => number): void {

@@ -35,7 +35,8 @@ const togetherWith = (rows: DeploymentRow[]): LoadTogether => ({
  */
 export function changeLoader(ctx: GraphQLContext, { where, ids, columns }: SubscriberFilter): LoadChanges {
   const { principal } = ctx;
-  const subscribedWith = ctx.em;
+  // The primary's: a change is announced by the primary's NOTIFY, which a replica may not have replayed yet.
+  const subscribedWith = ctx.primaryEm();
   // A deleted deployment has no fields left to match: the id is all a filter can still be checked against.
   const hearsDeletionOf = (deploymentId: string) => where !== MATCHES_NOTHING && (ids === undefined || ids.includes(deploymentId));
   return async (changes) => {
