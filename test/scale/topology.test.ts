@@ -1,7 +1,7 @@
-// The deployment docs/deploying.md describes, on loopback: PostgreSQL, PgBouncer in transaction mode, a Redis
-// of its own, two gateways of two workers each (`node src/main.ts`, as the image starts it), and HAProxy in
-// front with the documented health checks and retries. Compared with one plain gateway on the same data.
-// Read replicas are not part of it: the service does not support them yet.
+// The deployment docs/deploying.md describes, on loopback: a PostgreSQL primary and a streaming replica,
+// PgBouncer in transaction mode in front of the primary, a Redis of its own, two gateways of two workers each
+// (`node src/main.ts`, as the image starts it) reading from the replica, and HAProxy in front with the
+// documented health checks and retries. Compared with one plain gateway on the primary.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import autocannon from 'autocannon';
@@ -11,13 +11,17 @@ import { startHaproxy, type RunningHaproxy } from '../support/haproxy.ts';
 import { startPgBouncer, type RunningPgBouncer } from '../support/pgbouncer.ts';
 import { startRedis } from '../support/redis-server.ts';
 import { runCliProcess, startService, type ServiceProcess } from '../support/service-process.ts';
-import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
+import { startStreamingPair, type StreamingPair } from '../support/streaming-replica.ts';
 import { SecretCipher } from '../../src/modules/secrets/secret-cipher.ts';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { createDatabaseIfMissing, migrate } from '../../src/db/database.ts';
+import { createOrmConfig, type AppOrm } from '../../src/db/orm-config.ts';
 
 const SECRETS_KEY = randomBytes(32);
 /** Per key and minute, for the whole deployment (Redis): high enough for the load below, spent on purpose once. */
 const BUDGET = 3000;
-let db: TestDatabase;
+let pair: StreamingPair;
+let primary: AppOrm;
 let bouncer: RunningPgBouncer;
 let redis: Awaited<ReturnType<typeof startRedis>>;
 let gateways: ServiceProcess[];
@@ -25,14 +29,16 @@ let plain: ServiceProcess;
 let haproxy: RunningHaproxy;
 
 const base = () => ({ SECRETS_KEY: SECRETS_KEY.toString('base64'), SEED_DEMO_DATA: 'false', RATE_LIMIT_PER_MINUTE: String(BUDGET) });
+const directUrl = () => pair.primaryUrl('gateway');
 const gatewayEnv = () => ({
-  ...base(), DATABASE_URL: bouncer.url, DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: db.url, REDIS_URL: redis.url,
+  ...base(), DATABASE_URL: bouncer.url, DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: directUrl(), REDIS_URL: redis.url,
+  DATABASE_REPLICA_URLS: pair.replicaUrl('gateway'),
   WORKERS: '2', MIGRATE_ON_START: 'false', SHUTDOWN_DELAY_SECONDS: '2', LOG_LEVEL: 'warn',
 });
 const origin = (service: { url: string }) => new URL(service.url).origin;
 
 async function cli(script: string, args: string[]): Promise<string> {
-  const { code, output } = await runCliProcess(script, args, { ...base(), DATABASE_URL: bouncer.url, DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: db.url });
+  const { code, output } = await runCliProcess(script, args, { ...base(), DATABASE_URL: bouncer.url, DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: directUrl() });
   expect(code, output).toBe(0);
   return output;
 }
@@ -66,11 +72,21 @@ const get = (at: string, path: string, key: string) => send(at, path, key);
 const post = (at: string, query: string, key: string) => send(at, '/graphql', key, JSON.stringify({ query }));
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  await importFixture(db.orm.em.fork(), new SecretCipher(SECRETS_KEY));
-  [bouncer, redis] = await Promise.all([startPgBouncer(db.url, { serverConnections: 4 }), startRedis()]);
+  pair = await startStreamingPair();
+  await createDatabaseIfMissing(pair.primaryUrl('postgres'), 'gateway');
+  primary = (await MikroORM.init(createOrmConfig({ clientUrl: directUrl(), poolMax: 2 }))) as unknown as AppOrm;
+  await migrate(primary);
+  await importFixture(primary.em.fork(), new SecretCipher(SECRETS_KEY));
+  [bouncer, redis] = await Promise.all([startPgBouncer(directUrl(), { serverConnections: 4 }), startRedis()]);
   gateways = await Promise.all([startService(gatewayEnv()), startService(gatewayEnv())]);
-  plain = await startService({ ...base(), DATABASE_URL: db.url });
+  plain = await startService({ ...base(), DATABASE_URL: directUrl() });
+  // The gateways read from the replica once it is in rotation (it has replayed the set-up).
+  for (const gateway of gateways) {
+    const deadline = Date.now() + 10_000;
+    while (!(await (await fetch(new URL('/ready', gateway.url))).text()).includes('"in rotation"') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
   haproxy = await startHaproxy(gateways.map(origin));
 }, 120_000);
 
@@ -79,7 +95,8 @@ afterAll(async () => {
   await Promise.all([...(gateways ?? []), plain].filter(Boolean).map((service) => service.stop()));
   await redis?.stop();
   await bouncer?.stop();
-  await db?.drop();
+  await primary?.close(true);
+  await pair?.stop();
 }, 60_000);
 
 const READS: Array<(at: string, key: string) => Promise<Answer>> = [
@@ -92,7 +109,7 @@ const READS: Array<(at: string, key: string) => Promise<Answer>> = [
   (at, key) => get(at, '/v2/deployments/00000000-0000-4000-8000-000000000000', key),
 ];
 
-describe('two gateways of two workers behind HAProxy, PgBouncer and Redis', () => {
+describe('two gateways of two workers behind HAProxy, PgBouncer, Redis and a streaming replica', () => {
   it('answers every read exactly as one plain gateway does, on both doors, secrets included', async () => {
     const { key } = await newKey();
     for (const read of READS) {
@@ -143,12 +160,12 @@ describe('two gateways of two workers behind HAProxy, PgBouncer and Redis', () =
       '| Light page (20 items), 8 connections, 3 s | req/s | p99 ms | non-2xx |',
       '|---|---:|---:|---:|',
       `| one gateway (2 workers), directly | ${Math.round(one.requests.average)} | ${one.latency.p99} | ${one.non2xx} |`,
-      `| HAProxy → 2 gateways × 2 workers → PgBouncer | ${Math.round(all.requests.average)} | ${all.latency.p99} | ${all.non2xx} |`,
+      `| HAProxy → 2 gateways × 2 workers → replica (PgBouncer → primary for keys) | ${Math.round(all.requests.average)} | ${all.latency.p99} | ${all.non2xx} |`,
     ].join('\n'));
     expect(one.errors + all.errors + one.non2xx + all.non2xx).toBe(0);
   }, 30_000);
 
-  it('loses no request and answers no 5xx while a gateway is stopped under steady load', async () => {
+  it('loses no request and answers no 5xx while the replica, then a gateway, is stopped under steady load', async () => {
     const keys = await Promise.all([newKey(), newKey(), newKey(), newKey()]);
     const answers: number[] = [];
     let running = true;
@@ -162,6 +179,8 @@ describe('two gateways of two workers behind HAProxy, PgBouncer and Redis', () =
       }
     };
     const clients = keys.map(({ key }) => client(key));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await pair.stopReplica(); // reads fall back to the primary
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const stopping = gateways[0]!.stop(); // SIGTERM: not ready, serves 2 s more, drains, exits
     expect(await stopping).toBe(0);

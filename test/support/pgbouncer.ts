@@ -30,7 +30,7 @@ export async function startPgBouncer(databaseUrl: string, options: { serverConne
   const quote = (value: string) => `'${value.replace(/'/g, "''")}'`;
   await fs.writeFile(path.join(dir, 'pgbouncer.ini'), [
     '[databases]',
-    `${database} = host=${target.hostname} port=${target.port || 5432} dbname=${database} user=${user} password=${quote(password)}`,
+    `${database} = host=${target.hostname} port=${target.port || 5432} dbname=${database} user=${user}${password ? ` password=${quote(password)}` : ''}`,
     '[pgbouncer]',
     'listen_addr = 127.0.0.1',
     `listen_port = ${port}`,
