@@ -1,8 +1,8 @@
 // The process's one LISTEN connection: PostgreSQL NOTIFY on a few channels (key revocations, deployment
 // changes), fanned out in the process. It connects with DATABASE_DIRECT_URL, or DATABASE_URL (the primary: a
-// replica hears nothing of the primary's NOTIFY, and a transaction-mode pooler keeps no session to LISTEN on). A lost connection is
-// reported (`lost`: whatever was notified meanwhile is gone) and tried again every second; `listening` says
-// when it is back.
+// replica hears nothing of the primary's NOTIFY, and a transaction-mode pooler keeps no session to LISTEN on).
+// A lost connection is reported (`lost`: whatever was notified meanwhile is gone) and tried again every
+// second; `listening` says when it is back.
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 

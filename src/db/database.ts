@@ -41,7 +41,7 @@ async function connect(clientUrl: string, where: string, options: OpenOptions, p
   } catch (error) {
     if (/unsupported startup parameter/.test(oneLine(error))) {
       throw new DatabaseUnavailableError(`${where} refuses the startup parameter statement_timeout, as PgBouncer does: `
-        + 'behind a pooler in transaction mode set DATABASE_POOLER=transaction and DATABASE_DIRECT_URL (docs/operations.md#pgbouncer)');
+        + 'behind a pooler in transaction mode set DATABASE_POOLER=transaction and DATABASE_DIRECT_URL (docs/operations.md#behind-pgbouncer)');
     }
     throw new DatabaseUnavailableError(`Cannot connect to ${where}: ${oneLine(error)}`);
   } finally {
