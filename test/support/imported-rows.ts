@@ -19,15 +19,19 @@ export async function importedRows(db: TestDatabase, cipher: SecretCipher, { nul
     : 'resource_spec';
   const select = async (key: string, sql: string) =>
     new Map((await db.query<{ key: string; row: string }>(`select (${key})::text as key, row::text from (${sql}) row`)).map((r) => [r.key, r.row]));
+  // Whether a later import updated the row. The oracle (the ORM) stamps created_at and updated_at with two
+  // clock readings, which straddle a millisecond now and then on a busy machine; a later import is seconds
+  // later, so a few milliseconds apart still means "never updated".
+  const updated = `updated_at > created_at + interval '50 milliseconds' as updated`;
   const secrets = await db.query<{ deployment_id: string; name: string; value_ciphertext: Buffer; key_fingerprint: string; rest: string }>(
     `select deployment_id::text, name, value_ciphertext, key_fingerprint, (tenant_id, position, key_fingerprint)::text as rest from secret`);
   return {
-    tenant: await select('id', 'select id, name, updated_at > created_at as updated from tenant'),
+    tenant: await select('id', `select id, name, ${updated} from tenant`),
     tag_key: await select('tenant_id, key', 'select tenant_id, key from tag_key'),
     tag_value: await select('id', 'select v.id, v.tenant_id, k.key, v.value from tag_value v join tag_key k on k.id = v.tag_key_id'),
-    integration: await select('id', 'select id, tenant_id, kind, codehost, name, installation_id, updated_at > created_at as updated from integration'),
+    integration: await select('id', `select id, tenant_id, kind, codehost, name, installation_id, ${updated} from integration`),
     source_repository: await select('integration_id, code_host_id', `select tenant_id, integration_id, code_host_id, name, owner, url, default_branch,
-      updated_at > created_at as updated from source_repository`),
+      ${updated} from source_repository`),
     deployment: await select('id', `select id, tenant_id, name, status, source, deployment_type, remote_reconciled, image_version,
       source_config, ${spec} as resource_spec, source_revision_config, latest_revision_id, active_revision_id, created_at, updated_at
       from deployment`),
