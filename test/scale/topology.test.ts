@@ -77,8 +77,11 @@ beforeAll(async () => {
   primary = (await MikroORM.init(createOrmConfig({ clientUrl: directUrl(), poolMax: 2 }))) as unknown as AppOrm;
   await migrate(primary);
   await importFixture(primary.em.fork(), new SecretCipher(SECRETS_KEY));
-  [bouncer, redis] = await Promise.all([startPgBouncer(directUrl(), { serverConnections: 4 }), startRedis()]);
-  gateways = await Promise.all([startService(gatewayEnv()), startService(gatewayEnv())]);
+  // One at a time, each kept as soon as it runs: afterAll stops whatever started, also after a failure.
+  bouncer = await startPgBouncer(directUrl(), { serverConnections: 4 });
+  redis = await startRedis();
+  gateways = [];
+  for (let i = 0; i < 2; i++) gateways.push(await startService(gatewayEnv()));
   plain = await startService({ ...base(), DATABASE_URL: directUrl() });
   // The gateways read from the replica once it is in rotation (it has replayed the set-up).
   for (const gateway of gateways) {
