@@ -1,37 +1,33 @@
-// The codings of compressed responses, and the zlib levels they run at, chosen by measurement on the full REST
-// page (docs/performance.md#compression). @whatwg-node/server's CompressionStream makes its zlib streams with
-// Node's defaults, and brotli's default is quality 11: about half a second of CPU for one page of 100 here. This
-// one makes the same streams, wrapped the same way (the fetch API's TransformStream around a zlib Transform),
-// at these levels.
-import type { Transform } from 'node:stream';
+// The codings of compressed responses, the zlib levels they run at (chosen by measurement on the full REST
+// page, docs/performance.md#compression), and the compressing itself.
+//
+// A response is compressed whole, in one call of Node's zlib, on the thread that serves it. The body is
+// already whole when it is compressed (it is read to decide and to count it), and one call costs a fraction of
+// a zlib stream's: a stream allocates its coder's state and hands the work to libuv's thread pool and back. A
+// light page (1.9 KB) costs 20-40 µs this way against 120-180 µs as a stream, and a stream behind the fetch
+// API's TransformStream (@whatwg-node/server's useContentEncoding) cost a frontend's 20-row page about 470 µs
+// of CPU, more than the page itself (docs/performance.md#compression).
 import zlib from 'node:zlib';
-import type { FetchAPI } from '@whatwg-node/server';
 
-/** In the order this service prefers among codings a client accepts equally. */
-export const RESPONSE_ENCODINGS = ['zstd', 'br', 'gzip'] as const;
-export type ResponseEncoding = (typeof RESPONSE_ENCODINGS)[number];
+/** In the order this service prefers among codings a client accepts equally; zstd where Node's zlib has it. */
+export const RESPONSE_ENCODINGS = (['zstd', 'br', 'gzip'] as const).filter((encoding) => encoding !== 'zstd' || typeof zlib.zstdCompressSync === 'function');
+export type ResponseEncoding = 'zstd' | 'br' | 'gzip';
 
 export const COMPRESSION_LEVELS: Record<ResponseEncoding, number> = { zstd: 3, br: 4, gzip: 6 };
 
-function encoder(encoding: ResponseEncoding): Transform {
+/** `body` compressed in `encoding`, at its level. */
+export function compressBody(encoding: ResponseEncoding, body: Uint8Array): Buffer {
   const level = COMPRESSION_LEVELS[encoding];
   switch (encoding) {
-    case 'gzip': return zlib.createGzip({ level });
-    case 'br': return zlib.createBrotliCompress({
-      params: { [zlib.constants.BROTLI_PARAM_QUALITY]: level, [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT },
+    case 'gzip': return zlib.gzipSync(body, { level });
+    case 'br': return zlib.brotliCompressSync(body, {
+      params: {
+        [zlib.constants.BROTLI_PARAM_QUALITY]: level,
+        [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
+        // The whole input is known: brotli sizes its window and buffers for it rather than for 4 MB.
+        [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
+      },
     });
-    case 'zstd': return zlib.createZstdCompress({ params: { [zlib.constants.ZSTD_c_compressionLevel]: level } });
+    case 'zstd': return zlib.zstdCompressSync(body, { pledgedSrcSize: body.byteLength, params: { [zlib.constants.ZSTD_c_compressionLevel]: level } });
   }
-}
-
-/** `fetchAPI` with a CompressionStream at COMPRESSION_LEVELS. */
-export function withCompressionLevels(fetchAPI: FetchAPI): FetchAPI {
-  // @whatwg-node/node-fetch's TransformStream takes a Node Transform, as its own CompressionStream does.
-  const TransformStream = fetchAPI.TransformStream as unknown as new (transform: Transform) => object;
-  class LeveledCompressionStream extends TransformStream {
-    constructor(format: string) {
-      super(encoder(format as ResponseEncoding));
-    }
-  }
-  return { ...fetchAPI, CompressionStream: LeveledCompressionStream as unknown as FetchAPI['CompressionStream'] };
 }
