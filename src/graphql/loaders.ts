@@ -19,10 +19,15 @@ export async function loadNodes<T>(loader: DataLoader<string, T | null>, ids: re
 }
 
 export class RequestLoaders {
-  readonly deployments: DeploymentLoaders;
-  readonly revisions: RevisionLoaders;
-  readonly tags: TagLoaders;
-  readonly integrations: IntegrationLoaders;
+  readonly #em: TenantSafeEntityManager;
+  readonly #revealWith: SecretCipher | null;
+  readonly #together: LoadTogether;
+  // Each domain's loaders are made on first use: most requests (a listing's own columns, `{ __typename }`)
+  // touch none or one of them, and making them all cost every request a few microseconds.
+  #deployments?: DeploymentLoaders;
+  #revisions?: RevisionLoaders;
+  #tags?: TagLoaders;
+  #integrations?: IntegrationLoaders;
 
   /**
    * `revealWith`: the cipher, for a caller that may see secret values (null: values are neither read nor
@@ -30,9 +35,24 @@ export class RequestLoaders {
    * load-together.ts); nothing for a request.
    */
   constructor(em: TenantSafeEntityManager, revealWith: SecretCipher | null, together: LoadTogether = NOTHING_TOGETHER) {
-    this.deployments = new DeploymentLoaders(em, revealWith, together);
-    this.revisions = new RevisionLoaders(em, together);
-    this.tags = new TagLoaders(em, together);
-    this.integrations = new IntegrationLoaders(em, together);
+    this.#em = em;
+    this.#revealWith = revealWith;
+    this.#together = together;
+  }
+
+  get deployments(): DeploymentLoaders {
+    return (this.#deployments ??= new DeploymentLoaders(this.#em, this.#revealWith, this.#together));
+  }
+
+  get revisions(): RevisionLoaders {
+    return (this.#revisions ??= new RevisionLoaders(this.#em, this.#together));
+  }
+
+  get tags(): TagLoaders {
+    return (this.#tags ??= new TagLoaders(this.#em, this.#together));
+  }
+
+  get integrations(): IntegrationLoaders {
+    return (this.#integrations ??= new IntegrationLoaders(this.#em, this.#together));
   }
 }
