@@ -7,6 +7,7 @@ import { SourceRepositorySchema } from '../modules/integrations/source-repositor
 import { DeploymentSchema } from '../modules/deployments/deployment.entity.ts';
 import { RevisionSchema } from '../modules/revisions/revision.entity.ts';
 import { TagKeySchema, TagValueSchema } from '../modules/deployments/tag.entity.ts';
+import { DeploymentTagValueSchema } from '../modules/deployments/deployment-tag-value.entity.ts';
 import { SecretSchema } from '../modules/deployments/secret.entity.ts';
 import { SecretReferenceSchema } from '../modules/deployments/secret-reference.entity.ts';
 import { ResourceSpecSchema } from '../modules/deployments/resource-spec.embeddable.ts';
@@ -20,7 +21,7 @@ import {
 export const entities = [
   TenantSchema, ApiKeySchema, TenantOwnedSchema,
   IntegrationSchema, SourceRepositorySchema,
-  DeploymentSchema, RevisionSchema, TagKeySchema, TagValueSchema, SecretSchema, SecretReferenceSchema,
+  DeploymentSchema, DeploymentTagValueSchema, RevisionSchema, TagKeySchema, TagValueSchema, SecretSchema, SecretReferenceSchema,
   SourceConfigSchema, ListenerConfigSchema, SourceRevisionConfigSchema, ResourceSpecSchema,
   ContainerSchema, ContainerResourcesSchema, EnvVarSchema, VolumeSchema, VolumeMountSchema, ImagePullSecretSchema,
 ];

@@ -7,6 +7,7 @@ import {
 import { ResourceSpecSchema } from './resource-spec.embeddable.ts';
 import { SourceConfigSchema, SourceRevisionConfigSchema } from './source-config.embeddable.ts';
 import { TagValueSchema } from './tag.entity.ts';
+import { DeploymentTagValueSchema } from './deployment-tag-value.entity.ts';
 import { SecretSchema } from './secret.entity.ts';
 import { SecretReferenceSchema } from './secret-reference.entity.ts';
 import { DeploymentRepository } from './deployment.repository.ts';
@@ -34,7 +35,7 @@ export const DeploymentSchema = defineEntity({
     // Plain ids, not foreign keys: the service may report a revision before (or without) its record.
     latestRevisionId: p.uuid().nullable(),
     activeRevisionId: p.uuid().nullable(),
-    tagValues: () => p.manyToMany(TagValueSchema).pivotTable('deployment_tag_value'),
+    tagValues: () => p.manyToMany(TagValueSchema).pivotEntity(() => DeploymentTagValueSchema),
     secrets: () => p.oneToMany(SecretSchema).mappedBy('deployment').orderBy({ position: 'asc' }),
     secretReferences: () => p.oneToMany(SecretReferenceSchema).mappedBy('deployment').orderBy({ position: 'asc' }),
     // Timestamps belong to the upstream service (they arrive by import), so no onCreate/onUpdate hooks.
