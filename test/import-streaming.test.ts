@@ -22,6 +22,10 @@ const deployment = (tenant: string, n: number): Json => ({
   secrets: Array.from({ length: 8 }, (_, s) => ({ name: `TOKEN_${s}`, value: `token-${n}-${s}` })),
 });
 
+async function* inChunks(bytes: Buffer, size: number) {
+  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+}
+
 describe('streaming import', () => {
   const database = useTestDatabase();
   const cipher = newCipher();
@@ -101,11 +105,7 @@ describe('streaming import', () => {
 
     it.each([1, 3, 64])('in chunks of %i bytes', async (size) => {
       await fresh();
-      const bytes = Buffer.from(text);
-      async function* chunks() {
-        for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
-      }
-      expect(await run(chunks())).toEqual({ created: 21, updated: 0, deleted: 0 });
+      expect(await run(inChunks(Buffer.from(text), size))).toEqual({ created: 21, updated: 0, deleted: 0 });
       expectSameRows(await importedRows(database(), cipher), expected);
     });
   });
@@ -122,6 +122,30 @@ describe('streaming import', () => {
     ])('%s', async (_, text, path, problem) => {
       await expectRefused(text, path, problem);
     });
+
+    // A stream is prepared on a thread of its own (preparation-thread.ts): what it finds wrong comes back whole.
+    it.each([
+      ['a syntax error, with its line and column', '{\n  "tenants": [\n    {"id": "x" "name": "y"}\n  ]\n}', '', /^not valid JSON \(Expected ',' or '}' after property value in tenants\[0\] at line 3, column 16\)$/],
+      ['an element that fails its schema, with its path', '{"tenants": [{"id": "not-a-uuid", "name": "y"}]}', 'tenants[0].id', /uuid/i],
+    ])('%s, in a document delivered as a stream', async (_, text, path, problem) => {
+      const before = await dump();
+      const error = await run(inChunks(Buffer.from(text), 7)).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(ImportError);
+      expect((error as ImportError).path).toBe(path);
+      expect((error as ImportError).message).toMatch(problem);
+      expect(await dump()).toEqual(before);
+    });
+  });
+
+  it('fails, writing nothing, when the stream it reads fails part way', LONG, async () => {
+    const before = await dump();
+    const text = Buffer.from(JSON.stringify({ deployments: Array.from({ length: 3000 }, (_, n) => deployment(ACME, n)) }));
+    async function* breaking() {
+      yield* inChunks(text.subarray(0, text.length - 1000), 64 * 1024);
+      throw new Error('the disk went away');
+    }
+    await expect(run(breaking())).rejects.toThrow('the disk went away');
+    expect(await dump()).toEqual(before);
   });
 });
 

@@ -5,7 +5,7 @@
 // as GET /v2/deployments returns it, plus `remote_reconciled`, `tag_value_ids` and optional `revisions` (the
 // original's Revision record, see revision-record.schema.ts).
 import { z } from 'zod';
-import { INTEGRATION_KINDS } from '../modules/integrations/integration.entity.ts';
+import { INTEGRATION_KINDS } from '../modules/integrations/integration-kinds.ts';
 import { deploymentRecordSchema, text, uuid } from '../modules/deployments/deployment-record.schema.ts';
 import { importedRevisionSchema } from '../modules/revisions/revision-record.schema.ts';
 

@@ -3,9 +3,11 @@
 export class ImportError extends Error {
   override name = 'ImportError';
   readonly path: string;
+  readonly problem: string;
   constructor(path: string, problem: string) {
     super(path ? `${path}: ${problem}` : problem);
     this.path = path;
+    this.problem = problem;
   }
 }
 

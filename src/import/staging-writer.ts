@@ -1,24 +1,19 @@
-// Fills the staging tables (staging-tables.ts) with the document's records, in batches, with COPY: one
+// Fills the staging tables (staging-tables.ts) with the prepared batches (batch-preparer.ts) with COPY, one
 // statement per table and batch instead of one per row, then hands each batch of deployments to
-// import-batches.ts. While PostgreSQL takes in and writes one batch, the next one is read, checked and
-// encrypted, so the two processes work at the same time; at most two batches are held in memory.
+// import-batches.ts. A batch is sent while the next is prepared; the next is sent once PostgreSQL has taken in
+// and written the one before (one connection serves one statement at a time).
 //
-// Secrets: each value is sealed under the current key, bound to its deployment and name. A stored secret that
-// already holds the value under the current key is staged with a null ciphertext ("keep the stored one"), so a
-// re-import rewrites no ciphertext; to know, each batch reads the stored secrets of its deployments (in the
-// deployment's tenant only) and opens those under the current key.
+// Secrets come sealed under the current key. A stored secret that already holds the value under the current
+// key is staged with a null ciphertext instead ("keep the stored one"), so a re-import rewrites no ciphertext;
+// to know, each batch reads the stored secrets of its deployments (in the deployment's tenant only) and opens
+// those under the current key.
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { SecretCipher } from '../modules/secrets/secret-cipher.ts';
-import { CopyText } from './copy-text.ts';
-import { deploymentRows, integrationRows, tagRows, tenantRow, type StagedSecret } from './staged-rows.ts';
+import type { PreparedBatch, PreparedSecrets } from './batch-preparer.ts';
 import { columnsOf, type StagingTable } from './staging-tables.ts';
-import type { ValidRecord } from './validate-record.ts';
 import type { ImportBatches } from './import-batches.ts';
-
-/** Rows held before a batch is sent (a benchmark deployment makes about 12). */
-const BATCH_ROWS = 20_000;
 
 interface StoredSecret {
   deployment_id: string;
@@ -27,19 +22,19 @@ interface StoredSecret {
   value_ciphertext: Buffer;
 }
 
-const TENANCY: readonly StagedTable[] = ['import_tenant', 'import_tag', 'import_tag_value', 'import_integration', 'import_repository'];
+/** Where the staged secret's ciphertext and key fingerprint start: its columns from there on are null to keep the stored ones. */
+const CIPHERTEXT_COLUMN = columnsOf('import_secret').indexOf('value_ciphertext');
+if (columnsOf('import_secret').slice(CIPHERTEXT_COLUMN).join() !== 'value_ciphertext,key_fingerprint') throw new Error('import_secret must end with its ciphertext and key fingerprint');
 
-const STAGED_TABLES = [
-  'import_tenant', 'import_tag', 'import_tag_value', 'import_integration', 'import_repository', 'import_deployment',
-  'import_secret', 'import_secret_reference', 'import_tag_link', 'import_revision',
-] as const satisfies StagingTable[];
-type StagedTable = (typeof STAGED_TABLES)[number];
+/** A line of COPY data with its ciphertext and fingerprint null. A value's own tabs are escaped, so the n-th tab ends the n-th column. */
+function keepingStored(line: string): string {
+  let end = -1;
+  for (let column = 0; column < CIPHERTEXT_COLUMN; column++) end = line.indexOf('\t', end + 1);
+  return `${line.slice(0, end)}\t\\N\t\\N`;
+}
 
 export class StagingWriter {
-  readonly #buffers = Object.fromEntries(STAGED_TABLES.map((table) => [table, new CopyText(table)])) as { [T in StagedTable]: CopyText<T> };
-  #secrets: StagedSecret[] = [];
-  #section: ValidRecord['section'] | undefined;
-  /** The COPY statements of the batch PostgreSQL is taking in. */
+  /** The statements of the batch PostgreSQL is taking in. */
   #sending: Promise<unknown> = Promise.resolve();
 
   readonly #client: pg.ClientBase;
@@ -51,71 +46,27 @@ export class StagingWriter {
     this.#batches = batches;
   }
 
-  /** Stages a checked record; sends a batch when enough rows are held, or when the list of deployments ends. */
-  async add(record: ValidRecord): Promise<void> {
-    if (this.#section === 'deployments' && record.section !== 'deployments') await this.flush();
-    this.#section = record.section;
-    const b = this.#buffers;
-    switch (record.section) {
-      case 'tenants':
-        b.import_tenant.add(tenantRow(record.value, record.index));
-        break;
-      case 'tags': {
-        const { tag, values } = tagRows(record.value, record.index);
-        b.import_tag.add(tag);
-        for (const value of values) b.import_tag_value.add(value);
-        break;
-      }
-      case 'integrations': {
-        const { integration, repositories } = integrationRows(record.value, record.index);
-        b.import_integration.add(integration);
-        for (const repository of repositories) b.import_repository.add(repository);
-        break;
-      }
-      case 'deployments': {
-        const rows = deploymentRows(record.value, record.index);
-        b.import_deployment.add(rows.deployment);
-        for (const row of rows.secretReferences) b.import_secret_reference.add(row);
-        for (const row of rows.tagLinks) b.import_tag_link.add(row);
-        for (const row of rows.revisions) b.import_revision.add(row);
-        this.#secrets.push(...rows.secrets);
-        break;
-      }
-    }
-    if (this.#heldRows() >= BATCH_ROWS) await this.flush();
-  }
-
-  /** Sends what is held and waits until PostgreSQL has taken in every batch. */
-  async finish(): Promise<void> {
-    await this.flush();
+  /**
+   * Waits until PostgreSQL has taken in the batch before (its failure is thrown here), then sends this one and
+   * returns: it is checked and written while the caller goes on.
+   */
+  async send(batch: PreparedBatch): Promise<void> {
     await this.#sending;
-  }
-
-  async flush(): Promise<void> {
-    const sealed = this.#seal(this.#secrets);
-    const secrets = this.#secrets;
-    this.#secrets = [];
-    const data = STAGED_TABLES.filter((table) => table !== 'import_secret').map((table) => [table, this.#buffers[table].take()] as const);
-    // The connection serves one statement at a time: the previous batch must be in before the stored secrets are read.
-    await this.#sending;
-    const kept = await this.#upToDate(secrets);
-    const secretRows = new CopyText('import_secret');
-    secrets.forEach((secret, i) => {
-      const keep = kept.has(`${secret.deployment_id}/${secret.name}`);
-      secretRows.add({ ...secret, value_ciphertext: keep ? null : sealed[i]!.valueCiphertext, key_fingerprint: keep ? null : sealed[i]!.keyFingerprint });
-    });
-    const batch = [...data, ['import_secret', secretRows.take()] as const].filter(([, text]) => text.length > 0);
-    const tenancy = batch.some(([table]) => TENANCY.includes(table));
-    const deployments = batch.some(([table]) => table === 'import_deployment');
-    // Not awaited: the next batch is prepared while PostgreSQL takes this one in. One statement at a time (pg
-    // queues nothing on a busy connection). A failure is thrown by the next flush or finish; until then it must
-    // not count as unhandled.
+    const secrets = await this.#secretsText(batch.secrets);
+    const copies: [StagingTable, string][] = secrets ? [...batch.copies, ['import_secret', secrets]] : batch.copies;
+    // Not awaited. One statement at a time (pg queues nothing on a busy connection). A failure is thrown by the
+    // next send or finish; until then it must not count as unhandled.
     this.#sending = (async () => {
-      for (const [table, text] of batch) await this.#copy(table, text);
-      if (tenancy) this.#batches.tenancyStaged();
-      if (deployments) await this.#batches.deploymentBatch();
+      for (const [table, text] of copies) await this.#copy(table, text);
+      if (batch.tenancy) this.#batches.tenancyStaged();
+      if (batch.deployments) await this.#batches.deploymentBatch();
     })();
     this.#sending.catch(() => {});
+  }
+
+  /** Waits until PostgreSQL has taken in every batch sent. */
+  async finish(): Promise<void> {
+    await this.#sending;
   }
 
   /** Waits for the batch in flight, whatever its outcome: the connection is free afterwards (for a rollback). */
@@ -123,22 +74,21 @@ export class StagingWriter {
     await this.#sending.catch(() => {});
   }
 
-  #heldRows(): number {
-    let rows = this.#secrets.length;
-    for (const table of STAGED_TABLES) rows += this.#buffers[table].rowCount;
-    return rows;
+  /** import_secret's COPY data, with a null ciphertext for each secret stored with this value already. */
+  async #secretsText(secrets: PreparedSecrets): Promise<string> {
+    const kept = await this.#upToDate(secrets);
+    if (kept.size === 0) return secrets.text;
+    const lines = secrets.text.split('\n');
+    for (const i of kept) lines[i] = keepingStored(lines[i]!);
+    return lines.join('\n');
   }
 
-  #seal(secrets: StagedSecret[]) {
-    return secrets.map(({ deployment_id: deploymentId, name, value }) => this.#cipher.seal(value, { deploymentId, name }));
-  }
-
-  /** `deployment/name` of the batch's secrets whose stored row holds the same value under the current key. */
-  async #upToDate(secrets: StagedSecret[]): Promise<Set<string>> {
-    const kept = new Set<string>();
-    if (secrets.length === 0) return kept;
-    const tenants = new Map(secrets.map((s) => [s.deployment_id, s.tenant_id]));
-    const values = new Map(secrets.map((s) => [`${s.deployment_id}/${s.name}`, s.value]));
+  /** Which of the batch's secrets (by index) a stored row holds with the same value under the current key. */
+  async #upToDate(secrets: PreparedSecrets): Promise<Set<number>> {
+    const kept = new Set<number>();
+    if (secrets.names.length === 0) return kept;
+    const tenants = new Map(secrets.deploymentIds.map((id, i) => [id, secrets.tenantIds[i]!]));
+    const indexes = new Map(secrets.deploymentIds.map((id, i) => [`${id}/${secrets.names[i]}`, i]));
     // Hand-written: reads the stored secrets of many deployments in one statement (an em.find would load
     // entities; the import runs outside the ORM's unit of work, see importer.ts). A stored secret of another
     // tenant is never opened: that deployment is refused by the checks.
@@ -151,9 +101,8 @@ export class StagingWriter {
       [[...tenants.keys()], this.#cipher.fingerprint],
     );
     for (const row of rows) {
-      const key = `${row.deployment_id}/${row.name}`;
-      const value = values.get(key);
-      if (value !== undefined && tenants.get(row.deployment_id) === row.tenant_id && this.#opens(row, value)) kept.add(key);
+      const i = indexes.get(`${row.deployment_id}/${row.name}`);
+      if (i !== undefined && tenants.get(row.deployment_id) === row.tenant_id && this.#opens(row, secrets.values[i]!)) kept.add(i);
     }
     return kept;
   }

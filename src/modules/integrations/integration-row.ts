@@ -2,7 +2,7 @@
 // PostgreSQL returns them (see common/lean-rows.ts), with the timestamps made Dates and the code host's bigint
 // ids made numbers (the driver hands both over as text; ids stay below 2^53, see the entities).
 import { timestampFromText } from '../common/lean-rows.ts';
-import type { IntegrationKind } from './integration.entity.ts';
+import type { IntegrationKind } from './integration-kinds.ts';
 
 export interface IntegrationRow {
   id: string;

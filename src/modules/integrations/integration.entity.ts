@@ -3,8 +3,7 @@ import { TenantOwnedSchema } from '../common/base.entity.ts';
 import { createdAt, updatedAt } from '../common/columns.ts';
 import { IntegrationRepository } from './integration.repository.ts';
 
-export const INTEGRATION_KINDS = ['codehost', 'managed'] as const;
-export type IntegrationKind = (typeof INTEGRATION_KINDS)[number];
+import { INTEGRATION_KINDS, type IntegrationKind } from './integration-kinds.ts';
 
 export const IntegrationSchema = defineEntity({
   name: 'Integration',

@@ -5,7 +5,7 @@ import { notFound } from '../../graphql/errors.ts';
 import { uuidOfArgument } from '../../graphql/global-id.ts';
 import { loadNodes } from '../../graphql/loaders.ts';
 import { selectedColumns } from '../../graphql/selected-columns.ts';
-import type { IntegrationKind } from './integration.entity.ts';
+import type { IntegrationKind } from './integration-kinds.ts';
 import type { IntegrationRow } from './integration-row.ts';
 import { RepositoryRef } from './source-repository.graphql.ts';
 

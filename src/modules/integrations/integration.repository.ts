@@ -3,7 +3,8 @@ import type { FilterQuery } from '@mikro-orm/postgresql';
 import { leanRows } from '../common/lean-rows.ts';
 import { alphabetical } from '../common/text-queries.ts';
 import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
-import type { Integration, IntegrationKind } from './integration.entity.ts';
+import type { Integration } from './integration.entity.ts';
+import type { IntegrationKind } from './integration-kinds.ts';
 import { integrationRow, type IntegrationRow } from './integration-row.ts';
 
 export interface IntegrationQuery {

@@ -110,6 +110,14 @@ export class SecretCipher {
     return [...this.#keys.keys()];
   }
 
+  /**
+   * The keys, for a thread of this process that seals or opens with them (the import's preparation thread):
+   * KeyObjects are cloned into a thread, their bytes never pass through JavaScript.
+   */
+  get keyRing(): KeyRing {
+    return this.#keys;
+  }
+
   reads(fingerprint: string): boolean {
     return this.#keys.has(fingerprint);
   }
