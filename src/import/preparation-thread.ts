@@ -5,9 +5,9 @@
 // pg_stat_activity: "ClientRead" between statements). docs/performance.md#import has the numbers.
 //
 // The document's chunks are read here and handed over one at a time, as the thread asks for them; the thread
-// hands back the steps of batch-preparer.ts in document order. It holds at most one finished batch until the
-// importer takes the one before, so memory stays bounded: one batch in PostgreSQL, one waiting for it, one
-// handed over, one being prepared.
+// hands back the steps of batch-preparer.ts in document order. It hands a finished batch over only once the
+// importer has taken the one before, so memory stays bounded: one batch in PostgreSQL, one waiting for it, one
+// handed over, one finished or being prepared.
 import { Worker } from 'node:worker_threads';
 import type { SecretCipher } from '../modules/secrets/secret-cipher.ts';
 import type { PreparationStep } from './batch-preparer.ts';
