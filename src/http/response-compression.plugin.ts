@@ -32,7 +32,6 @@ const COMPRESSIBLE_TYPES = new Set(['application/json', 'application/graphql-res
 const mediaTypeOf = (response: Response) => response.headers.get('content-type')?.split(';')[0]!.trim().toLowerCase();
 
 export function useResponseCompression({ minBytes, metrics }: ResponseCompressionOptions): Plugin {
-  const encodings = RESPONSE_ENCODINGS;
   return {
     async onResponse({ request, response, setResponse, fetchAPI }) {
       const acceptEncoding = request.headers.get('accept-encoding');
@@ -44,8 +43,8 @@ export function useResponseCompression({ minBytes, metrics }: ResponseCompressio
       // without reading and re-wrapping its body. REST answers do not, and are measured below.
       const declaredLength = response.headers.get('content-length');
       if (declaredLength !== null && Number(declaredLength) < minBytes) return;
-      // One of `encodings`, or undefined when the client accepts none of them.
-      const encoding = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }).encoding(encodings, { preferred: encodings }) as ResponseEncoding | undefined;
+      // One of RESPONSE_ENCODINGS, or undefined when the client accepts none of them.
+      const encoding = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }).encoding(RESPONSE_ENCODINGS, { preferred: RESPONSE_ENCODINGS }) as ResponseEncoding | undefined;
       if (encoding === undefined) return;
 
       const init = { status: response.status, statusText: response.statusText, headers: response.headers };

@@ -11,7 +11,7 @@ import type { SectionName } from './document.schema.ts';
 import { readDocument } from './document-reader.ts';
 import { ImportError } from './import-error.ts';
 import { deploymentRows, integrationRows, tagRows, tenantRow, type StagedSecret } from './staged-rows.ts';
-import type { StagingTable } from './staging-tables.ts';
+import { DEPLOYMENT_TABLE_NAMES, TENANCY_TABLE_NAMES, type StagingTable } from './staging-tables.ts';
 import { validateRecord, type ValidRecord } from './validate-record.ts';
 
 /** Rows held before a batch is handed over (a benchmark deployment makes about 12). */
@@ -25,10 +25,11 @@ const FIRST_BATCH_ROWS = 2_000;
 /** Elements read between two progress steps. */
 const PROGRESS_EVERY = 1000;
 
-const TENANCY_TABLES = ['import_tenant', 'import_tag', 'import_tag_value', 'import_integration', 'import_repository'] as const;
-/** Sent in this order; the secrets go last, on their own (PreparedSecrets). */
-const COPIED_TABLES = [...TENANCY_TABLES, 'import_deployment', 'import_secret_reference', 'import_tag_link', 'import_revision'] as const satisfies StagingTable[];
-type CopiedTable = (typeof COPIED_TABLES)[number];
+/** Every staging table but the secrets', which go last, on their own (PreparedSecrets). */
+type CopiedTable = Exclude<StagingTable, 'import_secret'>;
+/** Sent in this order: the tenancy, then the deployments and what they own. */
+const COPIED_TABLES: CopiedTable[] = [...TENANCY_TABLE_NAMES, ...DEPLOYMENT_TABLE_NAMES.filter((table) => table !== 'import_secret') as CopiedTable[]];
+const TENANCY_TABLES: readonly string[] = TENANCY_TABLE_NAMES;
 
 /** The secrets of a batch: their COPY data for import_secret, and what the staging writer needs to keep stored ones. */
 export interface PreparedSecrets {
@@ -126,7 +127,7 @@ export class BatchPreparer {
     into.push({
       copies,
       secrets: this.#sealed(this.#secrets),
-      tenancy: copies.some(([table]) => (TENANCY_TABLES as readonly string[]).includes(table)),
+      tenancy: copies.some(([table]) => TENANCY_TABLES.includes(table)),
       deployments,
     });
     this.#secrets = [];
