@@ -8,6 +8,7 @@ import { createTestDatabase, type TestDatabase } from './support/test-database.t
 import { startApp, type RunningApp } from './support/app-server.ts';
 import { ACME, ACME_DEPLOYMENT, ACME_INTEGRATION, GLOBEX, GLOBEX_INTEGRATION, importFixture, issueKey, newCipher } from './support/fixtures.ts';
 import { textSummary } from './support/legacy-text.ts';
+import { rawRequest } from './support/raw-http.ts';
 
 const DEPLOYMENTS = '/v2/deployments';
 const REPOS = `/v1/integrations/codehost/${ACME_INTEGRATION}/repos`;
@@ -134,6 +135,29 @@ describe('REST errors', () => {
       }
       const missing = await call('/v3/x', {}, { method: 'HEAD' });
       expect({ status: missing.status, body: await missing.text() }).toEqual({ status: 404, body: '' });
+    });
+
+    // A client reading the legacy service can rely on the length being announced; nothing is sent chunked.
+    it('every answer says its length (Content-Length), as uvicorn does, and HEAD says GET\'s', async () => {
+      const answers: [string, string, Record<string, string>][] = [
+        ['GET', `${DEPLOYMENTS}?limit=2`, { 'x-api-key': acmeKey }],
+        ['GET', REPOS, { 'x-api-key': acmeKey }],
+        ['GET', `${DEPLOYMENTS}/${ACME_DEPLOYMENT}`, { 'x-api-key': acmeKey }],
+        ['GET', `${DEPLOYMENTS}?limit=x`, { 'x-api-key': acmeKey }],
+        ['GET', DEPLOYMENTS, {}],
+        ['GET', '/v3/x', {}],
+        ['POST', DEPLOYMENTS, { 'x-api-key': acmeKey }],
+      ];
+      const seen = [];
+      for (const [method, path, headers] of answers) {
+        const answer = await rawRequest(`${app.url}${path}`, { method, headers });
+        seen.push({ path, status: answer.status, length: Number(answer.headers['content-length']), chunked: answer.headers['transfer-encoding'] });
+        expect({ path, length: Number(answer.headers['content-length']), chunked: answer.headers['transfer-encoding'] })
+          .toEqual({ path, length: answer.body.length, chunked: undefined });
+      }
+      expect(seen.map(({ status }) => status)).toEqual([200, 200, 200, 422, 401, 404, 405]);
+      const head = await rawRequest(`${app.url}${DEPLOYMENTS}?limit=2`, { method: 'HEAD', headers: { 'x-api-key': acmeKey } });
+      expect({ length: Number(head.headers['content-length']), body: head.body.length }).toEqual({ length: seen[0]!.length, body: 0 });
     });
 
     // uvicorn percent-decodes the path before Starlette routes it: `%73` is an `s`, `%2F` a real separator.

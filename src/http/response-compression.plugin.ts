@@ -39,8 +39,8 @@ export function useResponseCompression({ minBytes, metrics }: ResponseCompressio
       if (!response.headers.get('vary')?.toLowerCase().includes('accept-encoding')) response.headers.append('vary', 'Accept-Encoding');
       if (request.method === 'HEAD' || response.body === null || response.headers.has('content-encoding')) return;
       if (acceptEncoding.length > MAX_ACCEPT_ENCODING_LENGTH) return;
-      // GraphQL answers say their length: a small one (most of what frontend apps get) is left as it is,
-      // without reading and re-wrapping its body. REST answers do not, and are measured below.
+      // Answers of either door say their length: a small one (most of what frontend apps get) is left as it is,
+      // without reading and re-wrapping its body. An answer that does not say it is measured below.
       const declaredLength = response.headers.get('content-length');
       if (declaredLength !== null && Number(declaredLength) < minBytes) return;
       // One of RESPONSE_ENCODINGS, or undefined when the client accepts none of them.

@@ -1,5 +1,8 @@
 // Response bodies in the original service's (FastAPI's) shapes.
 import { STATUS_CODES } from 'node:http';
+// The Fetch API implementation Yoga answers with: a body given as a string is written as it is, with its
+// Content-Length (uvicorn sends one too); the global Response's body would be streamed to the socket in chunks.
+import { Response } from '@whatwg-node/fetch';
 import type { ValidationErrorItem } from './pydantic-errors.ts';
 import { RETRY_AFTER_SECONDS } from '../db/connection-loss.ts';
 

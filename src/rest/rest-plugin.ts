@@ -2,6 +2,7 @@
 // operation through Yoga's own envelop (the same context, authentication, loaders, error masking and any
 // plugin added later), then maps the result to the legacy JSON. No route touches the database itself.
 import { GraphQLError, validate, type ExecutionResult } from 'graphql';
+import { Response } from '@whatwg-node/fetch';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { GraphQLContext } from '../graphql/context.ts';
 import { isDatabaseUnavailable } from '../db/connection-loss.ts';
