@@ -148,16 +148,18 @@ describe('REST errors', () => {
         ['GET', '/v3/x', {}],
         ['POST', DEPLOYMENTS, { 'x-api-key': acmeKey }],
       ];
-      const seen = [];
+      const statuses: number[] = [];
+      const lengths: number[] = [];
       for (const [method, path, headers] of answers) {
         const answer = await rawRequest(`${app.url}${path}`, { method, headers });
-        seen.push({ path, status: answer.status, length: Number(answer.headers['content-length']), chunked: answer.headers['transfer-encoding'] });
+        statuses.push(answer.status);
+        lengths.push(answer.body.length);
         expect({ path, length: Number(answer.headers['content-length']), chunked: answer.headers['transfer-encoding'] })
           .toEqual({ path, length: answer.body.length, chunked: undefined });
       }
-      expect(seen.map(({ status }) => status)).toEqual([200, 200, 200, 422, 401, 404, 405]);
+      expect(statuses).toEqual([200, 200, 200, 422, 401, 404, 405]);
       const head = await rawRequest(`${app.url}${DEPLOYMENTS}?limit=2`, { method: 'HEAD', headers: { 'x-api-key': acmeKey } });
-      expect({ length: Number(head.headers['content-length']), body: head.body.length }).toEqual({ length: seen[0]!.length, body: 0 });
+      expect({ length: Number(head.headers['content-length']), body: head.body.length }).toEqual({ length: lengths[0], body: 0 });
     });
 
     // uvicorn percent-decodes the path before Starlette routes it: `%73` is an `s`, `%2F` a real separator.
