@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 /**
  * Tables analysed at the same time, each on a connection of its own. ANALYZE of one table is one server core's
  * work, and the deployments alone (their jsonb read back) took half of analysing the benchmark's database:
- * two at a time, 0.73 s became about 0.4.
+ * two at a time, 0.64-0.68 s became 0.33-0.39 s (docs/performance.md#import).
  */
 const AT_ONCE = 2;
 

@@ -2,7 +2,6 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { TenantOwnedSchema } from '../common/base.entity.ts';
 import { createdAt, updatedAt } from '../common/columns.ts';
 import { IntegrationRepository } from './integration.repository.ts';
-
 import { INTEGRATION_KINDS, type IntegrationKind } from './integration-kinds.ts';
 
 export const IntegrationSchema = defineEntity({
