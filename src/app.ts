@@ -29,7 +29,8 @@ import { useRequestScope } from './http/request-scope.plugin.ts';
 import { useRootPath } from './http/root-path.plugin.ts';
 import { useStaticAssets } from './http/static-assets.plugin.ts';
 import { usePageSecurity } from './http/page-security.plugin.ts';
-import { useResponseCompression } from './http/response-compression.plugin.ts';
+import { ResponseCompression, useResponseCompression } from './http/response-compression.plugin.ts';
+import { plainGraphQLRequests } from './http/plain-graphql-requests.ts';
 import { useEventStreams } from './http/event-streams.plugin.ts';
 import { corsOptions } from './http/cors.ts';
 import type { SecretDecryptionError } from './modules/secrets/secret-cipher.ts';
@@ -66,6 +67,11 @@ export interface AppOptions {
   subscriptionsPerKey?: number;
   /** OpenTelemetry (observability/tracing.ts); none: no spans, and no hook installed. */
   tracing?: Tracing;
+  /**
+   * `POST /graphql` with a JSON body served without Yoga's Fetch API adapter (http/plain-graphql-requests.ts).
+   * Default on; off with tracing or trusted documents, whose requests Yoga serves alone.
+   */
+  plainGraphQLRequests?: boolean;
   /** Default: silent (tests); the service passes its configured logger. */
   logger?: Logger;
   metrics?: Metrics;
@@ -99,6 +105,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
   });
   metrics.observeSubscriptions(() => deploymentChanges.size);
   if (services.replicas) metrics.observeReplicas(() => services.replicas!.statuses);
+  const responseCompression = compression ? new ResponseCompression({ minBytes: compression.minBytes, metrics }) : undefined;
   const contextServices: AppServices = { ...services, reportUnreadableSecret: reportUnreadableSecret(logger, metrics), deploymentChanges };
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
@@ -148,12 +155,15 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
       useLegacyRest({ routes: REST_ROUTES, graphqlEndpoint: GRAPHQL_PATH }),
       useEventStreams(),
       // Last, so that it compresses each answer (of either door, or a probe) with the headers the others gave it.
-      ...(compression ? [useResponseCompression({ minBytes: compression.minBytes, metrics })] : []),
+      ...(responseCompression ? [useResponseCompression(responseCompression)] : []),
     ],
     // Unexpected errors reach clients as "Unexpected error."; details stay in the server log.
     maskedErrors: { isDev: false, maskError: maskUnexpectedError },
   });
-  const handler = createRequestHandler({ yoga, logger, metrics, maxBodyBytes, graphqlEndpoint: GRAPHQL_PATH, inFlight, tracing: options.tracing });
+  const plainGraphQL = (options.plainGraphQLRequests ?? true) && !options.tracing && !trustedDocuments
+    ? plainGraphQLRequests({ yoga, graphqlEndpoint: GRAPHQL_PATH, cors: corsOrigins.length > 0, compression: responseCompression })
+    : undefined;
+  const handler = createRequestHandler({ yoga, logger, metrics, maxBodyBytes, graphqlEndpoint: GRAPHQL_PATH, inFlight, tracing: options.tracing, plainGraphQL });
   const server = createServer(handler);
   // A client that trickles its request (slowloris) cannot hold a connection for long.
   server.headersTimeout = 10_000;

@@ -58,8 +58,18 @@ export async function createGraphQLContext(request: Request, services: AppServic
   };
 }
 
-/** Who is asking, spending one request of their budget; an address that keeps presenting wrong keys gets 429. */
-async function authenticateWithinLimits(request: Request, services: AppServices): Promise<Principal> {
+/**
+ * Who is asking, spending one request of their budget; an address that keeps presenting wrong keys gets 429.
+ * Once per HTTP request: its outcome (a rejection too) is kept in the request scope.
+ */
+function authenticateWithinLimits(request: Request, services: AppServices): Promise<Principal> {
+  const scope = currentRequestScope();
+  if (!scope) return authenticateAndSpend(request, services);
+  scope.authentication ??= authenticateAndSpend(request, services);
+  return scope.authentication as Promise<Principal>;
+}
+
+async function authenticateAndSpend(request: Request, services: AppServices): Promise<Principal> {
   const { rateLimiter } = services;
   const scope = currentRequestScope();
   const principal = await authenticate(request.headers, services.orm.em, services.apiKeys).catch(async (error: unknown) => {

@@ -9,6 +9,7 @@ import { requestIdFrom, runInRequestScope, type RequestScope } from '../observab
 import type { InFlightRequests } from './in-flight-requests.ts';
 import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { Tracing } from '../observability/tracing.ts';
+import type { PlainGraphQLRequests } from './plain-graphql-requests.ts';
 
 type NodeListener = (req: IncomingMessage, res: ServerResponse) => unknown;
 
@@ -21,16 +22,21 @@ export interface RequestHandlerOptions {
   inFlight: InFlightRequests;
   /** When tracing is on: a span per request, continuing the caller's `traceparent`. */
   tracing?: Tracing;
+  /** Serves `POST /graphql` with a JSON body without Yoga's Fetch API adapter; none: Yoga serves everything. */
+  plainGraphQL?: PlainGraphQLRequests;
 }
 
 const TOO_LARGE = Symbol('too large');
 
-/** TOO_LARGE for a body over `limit` bytes; a chunked body within it is returned, read. */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | typeof TOO_LARGE | undefined> {
+/**
+ * TOO_LARGE for a body over `limit` bytes; a chunked body within it is returned, read, and so is one of a
+ * declared length when `whole` (the plain GraphQL request needs it).
+ */
+function readBody(req: IncomingMessage, limit: number, whole = false): Promise<Buffer | typeof TOO_LARGE | undefined> {
   const declared = req.headers['content-length'];
   // A declared length is enforced by Node's parser, so the header alone decides; Yoga reads the body itself.
-  if (declared !== undefined) return Promise.resolve(Number(declared) > limit ? TOO_LARGE : undefined);
-  if (req.headers['transfer-encoding'] === undefined) return Promise.resolve(undefined);
+  if (declared !== undefined && (!whole || Number(declared) > limit)) return Promise.resolve(Number(declared) > limit ? TOO_LARGE : undefined);
+  if (declared === undefined && req.headers['transfer-encoding'] === undefined) return Promise.resolve(undefined);
   // Chunked: the size is known only by reading, so it is read here (and handed to Yoga).
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -76,7 +82,7 @@ function loggablePath(url: string | undefined): string | undefined {
 }
 
 export function createRequestHandler(options: RequestHandlerOptions): NodeListener {
-  const { yoga, logger, metrics, maxBodyBytes, graphqlEndpoint, inFlight, tracing } = options;
+  const { yoga, logger, metrics, maxBodyBytes, graphqlEndpoint, inFlight, tracing, plainGraphQL } = options;
   return (req, res) => {
     const scope: RequestScope = { requestId: requestIdFrom(req.headers['x-request-id']), clientAddress: req.socket.remoteAddress };
     const started = performance.now();
@@ -110,10 +116,12 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
     res.once('close', finish);
 
     const serve = () => runInRequestScope(scope, () => {
-      readBody(req, maxBodyBytes).then(
-        (body) => {
+      const plain = plainGraphQL?.mayServe(req) === true;
+      readBody(req, maxBodyBytes, plain).then(
+        async (body) => {
           const isGraphQL = (req.url ?? '').split('?')[0] === graphqlEndpoint;
           if (body === TOO_LARGE) return tooLarge(res, maxBodyBytes, isGraphQL);
+          if (plain && body && await plainGraphQL!.serve(req, res, body)) return;
           // Yoga takes an already read body from `req.body` (@whatwg-node/server).
           if (body) (req as IncomingMessage & { body?: Buffer }).body = body;
           return yoga(req, res);

@@ -31,20 +31,61 @@ const COMPRESSIBLE_TYPES = new Set(['application/json', 'application/graphql-res
 
 const mediaTypeOf = (response: Response) => response.headers.get('content-type')?.split(';')[0]!.trim().toLowerCase();
 
-export function useResponseCompression({ minBytes, metrics }: ResponseCompressionOptions): Plugin {
+/** Picks the coding a client asked for and compresses whole bodies: this plugin's rules, for Yoga's answers and for plain-graphql-requests.ts's. */
+export class ResponseCompression {
+  readonly minBytes: number;
+  private readonly metrics: Metrics;
+
+  constructor({ minBytes, metrics }: ResponseCompressionOptions) {
+    this.minBytes = minBytes;
+    this.metrics = metrics;
+  }
+
+  /** One of RESPONSE_ENCODINGS, or undefined when the client accepts none of them (or sends an overlong header). */
+  encodingFor(acceptEncoding: string): ResponseEncoding | undefined {
+    if (acceptEncoding.length > MAX_ACCEPT_ENCODING_LENGTH) return undefined;
+    return new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }).encoding(RESPONSE_ENCODINGS, { preferred: RESPONSE_ENCODINGS }) as ResponseEncoding | undefined;
+  }
+
+  /** `body` in `encoding`, counted. */
+  compress(encoding: ResponseEncoding, body: Uint8Array): Buffer {
+    const sent = compressBody(encoding, body);
+    this.metrics.bytesBeforeCompression.inc({ encoding }, body.byteLength);
+    this.metrics.bytesAfterCompression.inc({ encoding }, sent.byteLength);
+    return sent;
+  }
+
+  /**
+   * For an answer given as plain headers (lower-case names) and a whole body: adds `Vary` and, when the body is
+   * large enough and a coding is acceptable, returns it compressed with its headers set; otherwise undefined.
+   */
+  apply(acceptEncoding: string, headers: Record<string, string>, body: Buffer): Buffer | undefined {
+    const mediaType = headers['content-type']?.split(';')[0]!.trim().toLowerCase();
+    if (!COMPRESSIBLE_TYPES.has(mediaType ?? '')) return undefined;
+    if (!headers.vary?.toLowerCase().includes('accept-encoding')) headers.vary = headers.vary ? `${headers.vary}, Accept-Encoding` : 'Accept-Encoding';
+    if (headers['content-encoding'] !== undefined || body.byteLength < this.minBytes) return undefined;
+    const encoding = this.encodingFor(acceptEncoding);
+    if (encoding === undefined) return undefined;
+    const sent = this.compress(encoding, body);
+    headers['content-encoding'] = encoding;
+    headers['content-length'] = String(sent.byteLength);
+    return sent;
+  }
+}
+
+export function useResponseCompression(compression: ResponseCompression): Plugin {
+  const { minBytes } = compression;
   return {
     async onResponse({ request, response, setResponse, fetchAPI }) {
       const acceptEncoding = request.headers.get('accept-encoding');
       if (acceptEncoding === null || !COMPRESSIBLE_TYPES.has(mediaTypeOf(response) ?? '')) return;
       if (!response.headers.get('vary')?.toLowerCase().includes('accept-encoding')) response.headers.append('vary', 'Accept-Encoding');
       if (request.method === 'HEAD' || response.body === null || response.headers.has('content-encoding')) return;
-      if (acceptEncoding.length > MAX_ACCEPT_ENCODING_LENGTH) return;
       // Answers of either door say their length: a small one (most of what frontend apps get) is left as it is,
       // without reading and re-wrapping its body. An answer that does not say it is measured below.
       const declaredLength = response.headers.get('content-length');
       if (declaredLength !== null && Number(declaredLength) < minBytes) return;
-      // One of RESPONSE_ENCODINGS, or undefined when the client accepts none of them.
-      const encoding = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }).encoding(RESPONSE_ENCODINGS, { preferred: RESPONSE_ENCODINGS }) as ResponseEncoding | undefined;
+      const encoding = compression.encodingFor(acceptEncoding);
       if (encoding === undefined) return;
 
       const init = { status: response.status, statusText: response.statusText, headers: response.headers };
@@ -53,9 +94,7 @@ export function useResponseCompression({ minBytes, metrics }: ResponseCompressio
         setResponse(new fetchAPI.Response(body, init));
         return;
       }
-      const sent = compressBody(encoding, body);
-      metrics.bytesBeforeCompression.inc({ encoding }, body.byteLength);
-      metrics.bytesAfterCompression.inc({ encoding }, sent.byteLength);
+      const sent = compression.compress(encoding, body);
       response.headers.set('content-encoding', encoding);
       response.headers.set('content-length', String(sent.byteLength));
       setResponse(new fetchAPI.Response(new Uint8Array(sent.buffer as ArrayBuffer, sent.byteOffset, sent.byteLength), init));

@@ -22,6 +22,11 @@ export interface RequestScope {
   documentId?: string;
   tenantId?: string;
   rateLimit?: RateLimitState;
+  /**
+   * The caller's authentication, once per HTTP request whichever path serves it (graphql/context.ts): a request
+   * the plain GraphQL path hands back to Yoga does not spend its budget, or count a wrong key, twice.
+   */
+  authentication?: Promise<unknown>;
 }
 
 const storage = new AsyncLocalStorage<RequestScope>();

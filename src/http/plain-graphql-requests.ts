@@ -1,0 +1,118 @@
+// The plain GraphQL request, `POST /graphql` with a JSON body, as frontend apps send it, served on node:http
+// without Yoga's Fetch API adapter. Yoga answers every request through Request and Response objects, its
+// request-parsing and result-processing hooks and each plugin's onRequest and onResponse; for a small answer
+// that is most of its cost (docs/performance.md#the-plain-graphql-request). This path gives the operation to
+// Yoga's own `getResultForParams`, as Yoga does: the onParams plugins (authentication first), then the envelop
+// (parse and validation caches, limits, cost, operation metrics, error masking, graphql-jit, replica
+// fallback), so the GraphQL semantics are Yoga's by construction. What it does itself is what Yoga's HTTP
+// layer would do for this one shape of request: read the parameters, pick the media type, turn the result
+// into status, headers and body (Yoga's processRegularResult), add the rate-limit headers and compress.
+//
+// A request of any other shape goes to Yoga (its body, already read, with it): another Accept header than the
+// four below, another content type, a parameter beyond query/variables/operationName (`extensions`,
+// `documentId`), an Origin when CORS is on, a GET. test/plain-graphql-requests.test.ts sends the same requests
+// to a service with and one without this path and compares status, headers and body.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { processRegularResult, type GraphQLParams, type YogaServerInstance } from 'graphql-yoga';
+import type { ExecutionResult } from 'graphql';
+import { rateLimitHeaders } from '../graphql/errors.ts';
+import { currentRequestScope } from '../observability/request-scope.ts';
+import type { GraphQLContext } from '../graphql/context.ts';
+import type { ResponseCompression } from './response-compression.plugin.ts';
+
+/** The Accept headers this path answers, and the media type Yoga answers each with. */
+const MEDIA_TYPES = new Map<string | undefined, string>([
+  [undefined, 'application/json'],
+  ['*/*', 'application/json'],
+  ['application/json', 'application/json'],
+  ['application/graphql-response+json', 'application/graphql-response+json'],
+]);
+
+const JSON_CONTENT_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
+
+const PARAMETERS = new Set(['query', 'variables', 'operationName']);
+
+// A subscription is answered as a stream (or refused) by Yoga's result processors. Its document holds the
+// word, so a document that does not cannot be one; one that does (a field of that name) just goes to Yoga.
+const MAY_SUBSCRIBE = /\bsubscription\b/;
+
+export interface PlainGraphQLRequestOptions {
+  yoga: YogaServerInstance<Record<string, never>, GraphQLContext>;
+  graphqlEndpoint: string;
+  /** CORS is configured: a request with an Origin goes to Yoga, which answers CORS. */
+  cors: boolean;
+  compression: ResponseCompression | undefined;
+}
+
+export interface PlainGraphQLRequests {
+  /** From the request line and headers alone: this path may serve the request once its body is read. */
+  mayServe(req: IncomingMessage): boolean;
+  /** Serves the request and resolves true, or resolves false without having done anything (Yoga serves it). */
+  serve(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<boolean>;
+}
+
+/** The parameters of a body of exactly this path's shape, or undefined. */
+function plainParameters(body: Buffer): GraphQLParams | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  const params = parsed as Record<string, unknown>;
+  for (const name in params) if (!PARAMETERS.has(name)) return undefined;
+  const { query, variables, operationName } = params;
+  if (typeof query !== 'string' || MAY_SUBSCRIBE.test(query)) return undefined;
+  if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) return undefined;
+  if (operationName != null && typeof operationName !== 'string') return undefined;
+  return params as GraphQLParams;
+}
+
+export function plainGraphQLRequests({ yoga, graphqlEndpoint, cors, compression }: PlainGraphQLRequestOptions): PlainGraphQLRequests {
+  const url = `http://localhost${graphqlEndpoint}`;
+  return {
+    mayServe(req) {
+      const { headers } = req;
+      return req.method === 'POST' && req.url === graphqlEndpoint
+        && headers['content-length'] !== undefined && headers['transfer-encoding'] === undefined
+        && JSON_CONTENT_TYPES.has(headers['content-type']?.toLowerCase() ?? '')
+        && MEDIA_TYPES.has(headers.accept)
+        && !(cors && headers.origin !== undefined);
+    },
+
+    async serve(req, res, body) {
+      const params = plainParameters(body);
+      if (!params) return false;
+      const mediaType = MEDIA_TYPES.get(req.headers.accept)!;
+      const scope = currentRequestScope();
+      if (scope) scope.route = graphqlEndpoint;
+      // The headers object of node:http as the Request's: Yoga's adapter makes its requests the same way.
+      const request = new yoga.fetchAPI.Request(url, { method: 'POST', headers: req.headers as Record<string, string> });
+      let result: unknown;
+      try {
+        result = await yoga.getResultForParams({ params, request }, { req, res } as unknown as Record<string, never>);
+      } catch {
+        // Refused before execution by an onParams plugin (a wrong key, no budget): Yoga answers the refusal,
+        // with the same authentication outcome (kept in the request scope, not tried twice).
+        return false;
+      }
+      // Status and headers from the errors (401, 429, 400 for graphql-response+json...), as Yoga answers.
+      const response = processRegularResult(result as ExecutionResult, yoga.fetchAPI, mediaType);
+      const headers: Record<string, string> = {};
+      response.headers.forEach((value, name) => { headers[name.toLowerCase()] = value; });
+      // As useRequestScope adds them to Yoga's answers (a 429 carries its own).
+      if (scope?.rateLimit && response.status !== 429) {
+        for (const [name, value] of Object.entries(rateLimitHeaders(scope.rateLimit))) headers[name.toLowerCase()] = value;
+      }
+      let sent: string | Buffer = await response.text();
+      const acceptEncoding = req.headers['accept-encoding'];
+      if (compression && acceptEncoding !== undefined) {
+        sent = compression.apply(acceptEncoding, headers, Buffer.from(sent)) ?? sent;
+      }
+      headers['content-length'] = String(Buffer.byteLength(sent));
+      res.writeHead(response.status, response.statusText, headers).end(sent);
+      return true;
+    },
+  };
+}

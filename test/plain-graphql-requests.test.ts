@@ -1,0 +1,143 @@
+// The plain GraphQL request (POST /graphql, JSON) is served without Yoga's Fetch API adapter
+// (src/http/plain-graphql-requests.ts). A client must not be able to tell: the same requests, sent in the same
+// order to a service with that path and to one where Yoga serves everything, get the same status, the same
+// headers (but the date and the request id) and the same bytes. The corpus is what frontend apps send and what
+// goes wrong for them: each Accept a client library sends, variables, compression, errors of every kind (bad
+// documents, limits, wrong keys, other tenants' ids), and shapes this path leaves to Yoga. Budgets too: a
+// request is one request of its key's budget, and one wrong key is one failure, whichever path serves it.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUTH_FAILURES_PER_MINUTE, RateLimiter } from '../src/limits/rate-limiter.ts';
+import type { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
+import { startApp, type RunningApp } from './support/app-server.ts';
+import { ACME, ACME_DEPLOYMENT, GLOBEX, GLOBEX_DEPLOYMENT, importFixture, issueKey, newCipher } from './support/fixtures.ts';
+import { rawRequest, type RawResponse } from './support/raw-http.ts';
+import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
+
+let db: TestDatabase;
+let cipher: SecretCipher;
+const running: Array<{ app: RunningApp; limiter: RateLimiter }> = [];
+let keys: { acme: string; acmeSecrets: string; both: string };
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  cipher = newCipher();
+  await importFixture(db.orm.em.fork(), cipher);
+  keys = {
+    acme: await issueKey(db.orm.em, [ACME]),
+    acmeSecrets: await issueKey(db.orm.em, [ACME], true),
+    both: await issueKey(db.orm.em, [ACME, GLOBEX]),
+  };
+});
+afterAll(async () => {
+  for (const { app, limiter } of running) {
+    await app.close();
+    await limiter.close();
+  }
+  await db?.drop();
+});
+
+/** The service with the plain path (the default), and the same service with Yoga serving every request. */
+async function pair(perMinute = 1_000_000): Promise<{ plain: RunningApp; yoga: RunningApp }> {
+  const start = async (plainGraphQLRequests: boolean) => {
+    const limiter = new RateLimiter({ perMinute, keyPrefix: `test-${randomUUID()}` });
+    const app = await startApp(db.orm, cipher, undefined, { rateLimiter: limiter, options: { plainGraphQLRequests } });
+    running.push({ app, limiter });
+    return app;
+  };
+  return { plain: await start(true), yoga: await start(false) };
+}
+
+interface Case {
+  name: string;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+const post = (base: string, { body, headers = {} }: Case) =>
+  rawRequest(`${base}/graphql`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+
+/** What a client sees, without what differs between any two answers (the time, the request id). */
+const seen = ({ status, headers: { date: _date, 'x-request-id': _id, ...headers }, body }: RawResponse) =>
+  ({ status, headers, body: body.toString('base64') });
+
+const json = (query: string, extra: Record<string, unknown> = {}) => JSON.stringify({ query, ...extra });
+const LIGHT = '{ deployments(limit: 20) { resources { uuid name status } } }';
+const MEDIUM = `query Medium($limit: Int!) { deployments(limit: $limit) { resources { uuid name
+  sourceConfig { resourceSpec { cpu memoryMb } } latestRevision { status } } } }`;
+const SECRETS = `{ deployments(limit: 5) { resources { uuid secrets { name value } } } }`;
+
+function corpus(): Case[] {
+  const acme = { 'x-api-key': keys.acme };
+  const accepts = [undefined, '*/*', 'application/json', 'application/graphql-response+json',
+    'application/graphql-response+json, application/json', 'application/graphql-response+json, application/json;q=0.9',
+    'text/event-stream', 'application/xml', 'application/json; charset=latin1', 'multipart/mixed'];
+  return [
+    ...accepts.map((accept) => ({ name: `{ __typename }, Accept: ${accept}`, body: json('{ __typename }'), headers: { ...acme, ...(accept && { accept }) } })),
+    ...accepts.map((accept) => ({ name: `unknown field, Accept: ${accept}`, body: json('{ nope }'), headers: { ...acme, ...(accept && { accept }) } })),
+    { name: 'light page', body: json(LIGHT), headers: acme },
+    { name: 'light page, charset in the content type', body: json(LIGHT), headers: { ...acme, 'content-type': 'application/json; charset=utf-8' } },
+    { name: 'light page, Origin (no CORS configured)', body: json(LIGHT), headers: { ...acme, origin: 'https://app.example.com' } },
+    { name: 'medium page, variables and operation name', body: json(MEDIUM, { variables: { limit: 20 }, operationName: 'Medium' }), headers: acme },
+    ...['gzip', 'br', 'zstd', 'gzip, deflate, br, zstd', 'identity', 'gzip;q=0, br;q=0, zstd;q=0', 'x'.repeat(300)].map((encoding) =>
+      ({ name: `medium page, Accept-Encoding: ${encoding.slice(0, 40)}`, body: json(MEDIUM, { variables: { limit: 20 } }), headers: { ...acme, 'accept-encoding': encoding } })),
+    { name: 'small answer, Accept-Encoding (Vary only)', body: json('{ __typename }'), headers: { ...acme, 'accept-encoding': 'gzip' } },
+    { name: 'secrets without the scope', body: json(SECRETS), headers: acme },
+    { name: 'secrets with the scope', body: json(SECRETS), headers: { 'x-api-key': keys.acmeSecrets } },
+    { name: 'another tenant\'s deployment by id', body: json(`{ deployment(id: "${GLOBEX_DEPLOYMENT}") { uuid name } }`), headers: acme },
+    { name: 'own deployment by id', body: json(`{ deployment(id: "${ACME_DEPLOYMENT}") { uuid name } }`), headers: acme },
+    { name: 'two tenants, none chosen', body: json('{ tenant { name } }'), headers: { 'x-api-key': keys.both } },
+    { name: 'two tenants, one chosen', body: json('{ tenant { name } }'), headers: { 'x-api-key': keys.both, 'x-tenant-id': GLOBEX } },
+    { name: 'a tenant not granted', body: json('{ tenant { name } }'), headers: { ...acme, 'x-tenant-id': GLOBEX } },
+    { name: 'no key', body: json('{ __typename }') },
+    { name: 'a wrong key', body: json('{ __typename }'), headers: { 'x-api-key': 'dmk_not-a-key-of-this-service' } },
+    { name: 'syntax error', body: json('{ deployments('), headers: acme },
+    { name: 'variable of the wrong type', body: json(MEDIUM, { variables: { limit: 'twenty' } }), headers: acme },
+    { name: 'variable missing', body: json(MEDIUM), headers: acme },
+    { name: 'limit out of range', body: json(MEDIUM, { variables: { limit: 100_000 } }), headers: acme },
+    { name: 'unknown operation name', body: json(MEDIUM, { variables: { limit: 1 }, operationName: 'Other' }), headers: acme },
+    { name: 'two operations, none named', body: json('query A { __typename } query B { __typename }'), headers: acme },
+    { name: 'too deep', body: json(`{ deployments(limit: 1) { resources { ${'latestRevision { deployment { '.repeat(6)}uuid${' } }'.repeat(6)} } } }`), headers: acme },
+    { name: 'introspection', body: json('{ __schema { queryType { name } } }'), headers: acme },
+    { name: 'a subscription', body: json('subscription { deploymentUpdated { __typename } }'), headers: { ...acme, accept: 'application/json' } },
+    { name: 'extensions (persisted query)', body: json('{ __typename }', { extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } } }), headers: acme },
+    { name: 'variables as a list', body: json(MEDIUM, { variables: [20] }), headers: acme },
+    { name: 'query not a string', body: JSON.stringify({ query: 42 }), headers: acme },
+    { name: 'a body that is not JSON', body: '{ "query": ', headers: acme },
+    { name: 'a JSON list', body: '[{"query":"{ __typename }"}]', headers: acme },
+  ];
+}
+
+describe('the plain GraphQL request', () => {
+  it('answers every request of the corpus exactly as Yoga does, the first time and again', async () => {
+    const { plain, yoga } = await pair();
+    for (const round of ['first', 'again']) {
+      for (const request of corpus()) {
+        const [fromPlain, fromYoga] = [await post(plain.url, request), await post(yoga.url, request)];
+        expect(seen(fromPlain), `${request.name} (${round})`).toEqual(seen(fromYoga));
+      }
+    }
+  });
+
+  it('spends one request of the budget per request, and answers the one over it as Yoga does', async () => {
+    const { plain, yoga } = await pair(3);
+    const request = { name: 'light page', body: json(LIGHT), headers: { 'x-api-key': keys.acme } };
+    const answers: Array<[RawResponse, RawResponse]> = [];
+    for (let i = 0; i < 4; i++) answers.push([await post(plain.url, request), await post(yoga.url, request)]);
+    expect(answers.map(([answer]) => [answer.status, answer.headers['ratelimit-remaining']])).toEqual([[200, '2'], [200, '1'], [200, '0'], [429, '0']]);
+    for (const [fromPlain, fromYoga] of answers) expect(seen(fromPlain)).toEqual(seen(fromYoga));
+  });
+
+  it('counts a wrong key once, so that guessing is stopped after as many tries as before', async () => {
+    const { plain, yoga } = await pair();
+    const guess = { name: 'a wrong key', body: json('{ __typename }'), headers: { 'x-api-key': 'dmk_guessing-0000000000000000000' } };
+    const statuses = async (app: RunningApp) => {
+      const seenStatuses: number[] = [];
+      for (let i = 0; i <= AUTH_FAILURES_PER_MINUTE; i++) seenStatuses.push((await post(app.url, guess)).status);
+      return seenStatuses;
+    };
+    const fromPlain = await statuses(plain);
+    expect(fromPlain).toEqual([...Array<number>(AUTH_FAILURES_PER_MINUTE).fill(401), 429]);
+    expect(fromPlain).toEqual(await statuses(yoga));
+  });
+});
