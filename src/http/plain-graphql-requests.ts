@@ -9,7 +9,7 @@
 // into status, headers and body (Yoga's processRegularResult), add the rate-limit headers and compress.
 //
 // A request of any other shape goes to Yoga (its body, already read, with it): another Accept header than the
-// four below, another content type, a parameter beyond query/variables/operationName (`extensions`,
+// six below, another content type, a parameter beyond query/variables/operationName (`extensions`,
 // `documentId`), an Origin when CORS is on, a GET. test/plain-graphql-requests.test.ts sends the same requests
 // to a service with and one without this path and compares status, headers and body.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -20,12 +20,17 @@ import { currentRequestScope } from '../observability/request-scope.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 import type { ResponseCompression } from './response-compression.plugin.ts';
 
-/** The Accept headers this path answers, and the media type Yoga answers each with. */
+/**
+ * The Accept headers this path answers (none, fetch's default, and what GraphQL clients send), and the media
+ * type Yoga answers each with (test/plain-graphql-requests.test.ts compares them with Yoga's answers).
+ */
 const MEDIA_TYPES = new Map<string | undefined, string>([
   [undefined, 'application/json'],
   ['*/*', 'application/json'],
   ['application/json', 'application/json'],
   ['application/graphql-response+json', 'application/graphql-response+json'],
+  ['application/graphql-response+json, application/json', 'application/graphql-response+json'],
+  ['application/graphql-response+json, application/json;q=0.9', 'application/graphql-response+json'],
 ]);
 
 const JSON_CONTENT_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
