@@ -113,7 +113,7 @@ export function plainGraphQLRequests({ yoga, graphqlEndpoint, cors, compression 
       let sent: string | Buffer = await response.text();
       const acceptEncoding = req.headers['accept-encoding'];
       if (compression && acceptEncoding !== undefined) {
-        sent = compression.apply(acceptEncoding, headers, Buffer.from(sent)) ?? sent;
+        sent = compression.apply(acceptEncoding, headers, sent) ?? sent;
       }
       headers['content-length'] = String(Buffer.byteLength(sent));
       res.writeHead(response.status, response.statusText, headers).end(sent);

@@ -36,8 +36,8 @@ function readBody(req: IncomingMessage, limit: number, whole = false): Promise<B
   const declared = req.headers['content-length'];
   // A declared length is enforced by Node's parser, so the header alone decides; Yoga reads the body itself
   // (unless the plain GraphQL request path needs it whole).
-  if (declared !== undefined && (!whole || Number(declared) > limit)) return Promise.resolve(Number(declared) > limit ? TOO_LARGE : undefined);
-  if (declared === undefined && req.headers['transfer-encoding'] === undefined) return Promise.resolve(undefined);
+  if (declared !== undefined && Number(declared) > limit) return Promise.resolve(TOO_LARGE);
+  if (declared !== undefined ? !whole : req.headers['transfer-encoding'] === undefined) return Promise.resolve(undefined);
   // Chunked: the size is known only by reading, so it is read here (and handed to Yoga).
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

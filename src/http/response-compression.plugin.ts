@@ -29,7 +29,9 @@ const MAX_ACCEPT_ENCODING_LENGTH = 256;
 
 const COMPRESSIBLE_TYPES = new Set(['application/json', 'application/graphql-response+json', 'text/html', 'text/plain']);
 
-const mediaTypeOf = (response: Response) => response.headers.get('content-type')?.split(';')[0]!.trim().toLowerCase();
+/** A Content-Type of one of COMPRESSIBLE_TYPES (its parameters, such as the charset, aside). */
+const isCompressible = (contentType: string | null | undefined) =>
+  contentType != null && COMPRESSIBLE_TYPES.has(contentType.split(';')[0]!.trim().toLowerCase());
 
 /** Picks the coding a client asked for and compresses whole bodies: this plugin's rules, for Yoga's answers and for plain-graphql-requests.ts's. */
 export class ResponseCompression {
@@ -59,14 +61,14 @@ export class ResponseCompression {
    * For an answer given as plain headers (lower-case names) and a whole body: adds `Vary` and, when the body is
    * large enough and a coding is acceptable, returns it compressed with its headers set; otherwise undefined.
    */
-  apply(acceptEncoding: string, headers: Record<string, string>, body: Buffer): Buffer | undefined {
-    const mediaType = headers['content-type']?.split(';')[0]!.trim().toLowerCase();
-    if (!COMPRESSIBLE_TYPES.has(mediaType ?? '')) return undefined;
+  apply(acceptEncoding: string, headers: Record<string, string>, body: string): Buffer | undefined {
+    if (!isCompressible(headers['content-type'])) return undefined;
     if (!headers.vary?.toLowerCase().includes('accept-encoding')) headers.vary = headers.vary ? `${headers.vary}, Accept-Encoding` : 'Accept-Encoding';
-    if (headers['content-encoding'] !== undefined || body.byteLength < this.minBytes) return undefined;
+    // Measured before it is encoded: most answers are small, and stay the string they are.
+    if (headers['content-encoding'] !== undefined || Buffer.byteLength(body) < this.minBytes) return undefined;
     const encoding = this.encodingFor(acceptEncoding);
     if (encoding === undefined) return undefined;
-    const sent = this.compress(encoding, body);
+    const sent = this.compress(encoding, Buffer.from(body));
     headers['content-encoding'] = encoding;
     headers['content-length'] = String(sent.byteLength);
     return sent;
@@ -78,7 +80,7 @@ export function useResponseCompression(compression: ResponseCompression): Plugin
   return {
     async onResponse({ request, response, setResponse, fetchAPI }) {
       const acceptEncoding = request.headers.get('accept-encoding');
-      if (acceptEncoding === null || !COMPRESSIBLE_TYPES.has(mediaTypeOf(response) ?? '')) return;
+      if (acceptEncoding === null || !isCompressible(response.headers.get('content-type'))) return;
       if (!response.headers.get('vary')?.toLowerCase().includes('accept-encoding')) response.headers.append('vary', 'Accept-Encoding');
       if (request.method === 'HEAD' || response.body === null || response.headers.has('content-encoding')) return;
       // Answers of either door say their length: a small one (most of what frontend apps get) is left as it is,
