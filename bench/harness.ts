@@ -8,12 +8,16 @@ import { ACROSS_TENANTS } from '../src/modules/common/tenant-scope.ts';
 import { DeploymentSchema } from '../src/modules/deployments/deployment.entity.ts';
 import { tenantId } from './dataset.ts';
 
+/** The origin of the frontend app whose requests the benchmark sends as a browser would (bench/scenarios.ts). */
+export const BENCH_APP_ORIGIN = 'https://app.example.com';
+
 /**
- * The service as production runs it: request logs at info level, and a rate limiter that is consulted on
- * every request (its cost is measured) with a budget one key cannot exhaust under load.
+ * The service as production runs it: request logs at info level, a rate limiter that is consulted on every
+ * request (its cost is measured) with a budget one key cannot exhaust under load, and CORS for a frontend app.
  */
 export const PRODUCTION_SERVICE_ENV = {
   NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000',
+  CORS_ORIGINS: BENCH_APP_ORIGIN,
 };
 
 /** The benchmark's keys for the big tenant: one without the secrets scope (values masked), one with it. */

@@ -105,6 +105,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
   });
   metrics.observeSubscriptions(() => deploymentChanges.size);
   if (services.replicas) metrics.observeReplicas(() => services.replicas!.statuses);
+  const cors = corsOptions(corsOrigins);
   const responseCompression = compression ? new ResponseCompression({ minBytes: compression.minBytes, metrics }) : undefined;
   const contextServices: AppServices = { ...services, reportUnreadableSecret: reportUnreadableSecret(logger, metrics), deploymentChanges };
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
@@ -120,7 +121,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     // /health is answered by the probes below, on its exact path.
     healthCheckEndpoint: '\u0000',
     logging: yogaLogger(logger),
-    cors: corsOptions(corsOrigins),
+    cors,
     // One operation per request: a batch would multiply the cost limits below by its length.
     batching: false,
     // The request handler in front (http/request-handler.ts) already refuses bodies over maxBodyBytes, before
@@ -161,7 +162,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     maskedErrors: { isDev: false, maskError: maskUnexpectedError },
   });
   const plainGraphQL = (options.plainGraphQLRequests ?? true) && !options.tracing && !trustedDocuments
-    ? plainGraphQLRequests({ yoga, graphqlEndpoint: GRAPHQL_PATH, cors: corsOrigins.length > 0, compression: responseCompression })
+    ? plainGraphQLRequests({ yoga, graphqlEndpoint: GRAPHQL_PATH, cors, compression: responseCompression })
     : undefined;
   const handler = createRequestHandler({ yoga, logger, metrics, maxBodyBytes, graphqlEndpoint: GRAPHQL_PATH, inFlight, tracing: options.tracing, plainGraphQL });
   const server = createServer(handler);

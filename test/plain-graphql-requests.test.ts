@@ -3,12 +3,14 @@
 // order to a service with that path and to one where Yoga serves everything, get the same status, the same
 // headers (but the date and the request id) and the same bytes. The corpus is what frontend apps send and what
 // goes wrong for them: each Accept a client library sends, variables, compression, errors of every kind (bad
-// documents, limits, wrong keys, other tenants' ids), and shapes this path leaves to Yoga. Budgets too: a
-// request is one request of its key's budget, and one wrong key is one failure, whichever path serves it.
+// documents, limits, wrong keys, other tenants' ids), and shapes this path leaves to Yoga; then the same corpus
+// from pages on allowed and other origins where CORS is configured. Budgets too: a request is one request of
+// its key's budget, and one wrong key is one failure, whichever path serves it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_FAILURES_PER_MINUTE, RateLimiter } from '../src/limits/rate-limiter.ts';
 import type { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
+import type { AppOptions } from '../src/app.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
 import { ACME, ACME_DEPLOYMENT, GLOBEX, GLOBEX_DEPLOYMENT, importFixture, issueKey, newCipher } from './support/fixtures.ts';
 import { rawRequest, type RawResponse } from './support/raw-http.ts';
@@ -38,10 +40,10 @@ afterAll(async () => {
 });
 
 /** The service with the plain path (the default), and the same service with Yoga serving every request. */
-async function pair(perMinute = 1_000_000): Promise<{ plain: RunningApp; yoga: RunningApp }> {
+async function pair(perMinute = 1_000_000, options: AppOptions = {}): Promise<{ plain: RunningApp; yoga: RunningApp }> {
   const start = async (plainGraphQLRequests: boolean) => {
     const limiter = new RateLimiter({ perMinute, keyPrefix: `test-${randomUUID()}` });
-    const app = await startApp(db.orm, cipher, undefined, { rateLimiter: limiter, options: { plainGraphQLRequests } });
+    const app = await startApp(db.orm, cipher, undefined, { rateLimiter: limiter, options: { ...options, plainGraphQLRequests } });
     running.push({ app, limiter });
     return app;
   };
@@ -57,9 +59,20 @@ interface Case {
 const post = (base: string, { body, headers = {} }: Case) =>
   rawRequest(`${base}/graphql`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
 
-/** What a client sees, without what differs between any two answers (the time, the request id). */
-const seen = ({ status, headers: { date: _date, 'x-request-id': _id, ...headers }, body }: RawResponse) =>
+/**
+ * What a client sees, without what differs between any two answers: the time, the request id, and the seconds
+ * until the rate-limit window resets, which tick between two requests sent a moment apart (compared below).
+ */
+const seen = ({ status, headers: { date: _date, 'x-request-id': _id, 'ratelimit-reset': _reset, ...headers }, body }: RawResponse) =>
   ({ status, headers, body: body.toString('base64') });
+
+/** The same answer from both services; the reset seconds (present on both, or on neither) at most one apart. */
+function expectSameAnswer(fromPlain: RawResponse, fromYoga: RawResponse, label?: string) {
+  expect(seen(fromPlain), label).toEqual(seen(fromYoga));
+  const [plainReset, yogaReset] = [fromPlain, fromYoga].map((answer) => answer.headers['ratelimit-reset']);
+  expect(plainReset === undefined, `${label}: ratelimit-reset on one answer only`).toBe(yogaReset === undefined);
+  if (plainReset !== undefined) expect(Math.abs(Number(plainReset) - Number(yogaReset)), `${label}: ratelimit-reset`).toBeLessThanOrEqual(1);
+}
 
 const json = (query: string, extra: Record<string, unknown> = {}) => JSON.stringify({ query, ...extra });
 const LIGHT = '{ deployments(limit: 20) { resources { uuid name status } } }';
@@ -71,10 +84,19 @@ function corpus(): Case[] {
   const acme = { 'x-api-key': keys.acme };
   const accepts = [undefined, '*/*', 'application/json', 'application/graphql-response+json',
     'application/graphql-response+json, application/json', 'application/graphql-response+json, application/json;q=0.9',
+    // Apollo Client; urql (3 and 4); GraphiQL's fetcher.
+    'application/graphql-response+json,application/json;q=0.9',
+    'multipart/mixed, application/graphql-response+json, application/graphql+json, application/json',
+    'application/graphql-response+json, application/graphql+json, application/json, text/event-stream, multipart/mixed',
+    'application/json, multipart/mixed',
+    // Wildcards, q values, case, charsets, and headers that only a stream or a 406 answers.
+    'application/*', 'text/html, */*;q=0.1', 'APPLICATION/GRAPHQL-RESPONSE+JSON', 'application/json; charset=UTF-8',
+    'application/json;charset=latin1, application/graphql-response+json', 'multipart/mixed, application/json;q=0.1',
+    'text/event-stream, application/graphql-response+json;q=0.5', 'application/graphql+json', '',
     'text/event-stream', 'application/xml', 'application/json; charset=latin1', 'multipart/mixed'];
   return [
-    ...accepts.map((accept) => ({ name: `{ __typename }, Accept: ${accept}`, body: json('{ __typename }'), headers: { ...acme, ...(accept && { accept }) } })),
-    ...accepts.map((accept) => ({ name: `unknown field, Accept: ${accept}`, body: json('{ nope }'), headers: { ...acme, ...(accept && { accept }) } })),
+    ...accepts.map((accept) => ({ name: `{ __typename }, Accept: ${accept}`, body: json('{ __typename }'), headers: { ...acme, ...(accept !== undefined && { accept }) } })),
+    ...accepts.map((accept) => ({ name: `unknown field, Accept: ${accept}`, body: json('{ nope }'), headers: { ...acme, ...(accept !== undefined && { accept }) } })),
     { name: 'light page', body: json(LIGHT), headers: acme },
     { name: 'light page, charset in the content type', body: json(LIGHT), headers: { ...acme, 'content-type': 'application/json; charset=utf-8' } },
     { name: 'light page, Origin (no CORS configured)', body: json(LIGHT), headers: { ...acme, origin: 'https://app.example.com' } },
@@ -114,7 +136,22 @@ describe('the plain GraphQL request', () => {
     for (const round of ['first', 'again']) {
       for (const request of corpus()) {
         const [fromPlain, fromYoga] = [await post(plain.url, request), await post(yoga.url, request)];
-        expect(seen(fromPlain), `${request.name} (${round})`).toEqual(seen(fromYoga));
+        expectSameAnswer(fromPlain, fromYoga, `${request.name} (${round})`);
+      }
+    }
+  });
+
+  it.each([
+    ['one origin', ['https://app.example.com']],
+    ['two origins', ['https://app.example.com', 'https://admin.example.com']],
+  ])('answers as Yoga does where CORS is configured (%s): allowed origins, other origins and no origin', async (_, corsOrigins) => {
+    const { plain, yoga } = await pair(1_000_000, { corsOrigins });
+    const origins = ['https://app.example.com', 'https://admin.example.com', 'https://evil.example.net', 'null', undefined];
+    for (const origin of origins) {
+      for (const request of corpus()) {
+        const withOrigin = { ...request, headers: { ...request.headers, ...(origin && { origin }) } };
+        const [fromPlain, fromYoga] = [await post(plain.url, withOrigin), await post(yoga.url, withOrigin)];
+        expectSameAnswer(fromPlain, fromYoga, `${request.name}, Origin: ${origin}`);
       }
     }
   });
@@ -125,7 +162,7 @@ describe('the plain GraphQL request', () => {
     const answers: Array<[RawResponse, RawResponse]> = [];
     for (let i = 0; i < 4; i++) answers.push([await post(plain.url, request), await post(yoga.url, request)]);
     expect(answers.map(([answer]) => [answer.status, answer.headers['ratelimit-remaining']])).toEqual([[200, '2'], [200, '1'], [200, '0'], [429, '0']]);
-    for (const [fromPlain, fromYoga] of answers) expect(seen(fromPlain)).toEqual(seen(fromYoga));
+    for (const [fromPlain, fromYoga] of answers) expectSameAnswer(fromPlain, fromYoga);
   });
 
   it('counts a wrong key once, so that guessing is stopped after as many tries as before', async () => {

@@ -1,8 +1,8 @@
 // CORS for browser apps on other origins (CORS_ORIGINS). None configured: no CORS at all, so a browser page
 // from another origin cannot read any answer, and OPTIONS is answered like any other unsupported method.
-import type { YogaServerOptions } from 'graphql-yoga';
+import type { CORSOptions } from '@whatwg-node/server';
 
-export function corsOptions(origins: string[]): YogaServerOptions<object, object>['cors'] {
+export function corsOptions(origins: string[]): CORSOptions {
   if (origins.length === 0) return false;
   return {
     origin: origins,

@@ -6,14 +6,15 @@
 // (parse and validation caches, limits, cost, operation metrics, error masking, graphql-jit, replica
 // fallback), so the GraphQL semantics are Yoga's by construction. What it does itself is what Yoga's HTTP
 // layer would do for this one shape of request: read the parameters, pick the media type, turn the result
-// into status, headers and body (Yoga's processRegularResult), add the rate-limit headers and compress.
+// into status, headers and body (Yoga's processRegularResult), add the CORS and rate-limit headers and compress.
 //
-// A request of any other shape goes to Yoga (its body, already read, with it): another Accept header than the
-// six below, another content type, a parameter beyond query/variables/operationName (`extensions`,
-// `documentId`), an Origin when CORS is on, a GET. test/plain-graphql-requests.test.ts sends the same requests
-// to a service with and one without this path and compares status, headers and body.
+// A request of any other shape goes to Yoga (its body, already read, with it): an Accept header that only a
+// streamed answer (multipart, event stream) or none satisfies, another content type, a parameter beyond
+// query/variables/operationName (`extensions`, `documentId`), a GET. test/plain-graphql-requests.test.ts sends
+// the same requests to a service with and one without this path and compares status, headers and body.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { processRegularResult, type GraphQLParams, type YogaServerInstance } from 'graphql-yoga';
+import { getCORSHeadersByRequestAndOptions, type CORSOptions } from '@whatwg-node/server';
 import type { ExecutionResult } from 'graphql';
 import { rateLimitHeaders } from '../graphql/errors.ts';
 import { currentRequestScope } from '../observability/request-scope.ts';
@@ -21,17 +22,25 @@ import type { GraphQLContext } from '../graphql/context.ts';
 import type { ResponseCompression } from './response-compression.plugin.ts';
 
 /**
- * The Accept headers this path answers (none, fetch's default, and what GraphQL clients send), and the media
- * type Yoga answers each with (test/plain-graphql-requests.test.ts compares them with Yoga's answers).
+ * The media type Yoga answers a single (not streamed) result with, for an Accept header; undefined where Yoga
+ * would stream it (multipart/mixed, text/event-stream) or refuse it (406). Yoga's choice, as its result
+ * processors make it (graphql-yoga's use-result-processor.js and accept.js): q values are ignored, a type with
+ * a charset other than utf-8 does not count, and the first type in the client's order that
+ * application/graphql-response+json or application/json matches decides, application/json where both do (a
+ * wildcard, `application/*`). A missing or empty header is the wildcard of every type.
  */
-const MEDIA_TYPES = new Map<string | undefined, string>([
-  [undefined, 'application/json'],
-  ['*/*', 'application/json'],
-  ['application/json', 'application/json'],
-  ['application/graphql-response+json', 'application/graphql-response+json'],
-  ['application/graphql-response+json, application/json', 'application/graphql-response+json'],
-  ['application/graphql-response+json, application/json;q=0.9', 'application/graphql-response+json'],
-]);
+function regularMediaType(accept: string | undefined): string | undefined {
+  for (const entry of (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
+    const [type = '', ...params] = entry.split(';');
+    const charset = params.find((param) => param.includes('charset=')) ?? 'charset=utf-8';
+    if (charset !== 'charset=utf-8') continue;
+    const [group, subtype] = type.split('/');
+    if (group !== '*' && group !== 'application') continue;
+    if (subtype === '*' || subtype === 'json') return 'application/json';
+    if (subtype === 'graphql-response+json') return 'application/graphql-response+json';
+  }
+  return undefined;
+}
 
 const JSON_CONTENT_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
 
@@ -44,8 +53,8 @@ const MAY_SUBSCRIBE = /\bsubscription\b/;
 export interface PlainGraphQLRequestOptions {
   yoga: YogaServerInstance<Record<string, never>, GraphQLContext>;
   graphqlEndpoint: string;
-  /** CORS is configured: a request with an Origin goes to Yoga, which answers CORS. */
-  cors: boolean;
+  /** Yoga's CORS options (false: none configured), for the headers an answer to an Origin carries. */
+  cors: CORSOptions;
   compression: ResponseCompression | undefined;
 }
 
@@ -82,14 +91,13 @@ export function plainGraphQLRequests({ yoga, graphqlEndpoint, cors, compression 
       return req.method === 'POST' && req.url === graphqlEndpoint
         && headers['content-length'] !== undefined && headers['transfer-encoding'] === undefined
         && JSON_CONTENT_TYPES.has(headers['content-type']?.toLowerCase() ?? '')
-        && MEDIA_TYPES.has(headers.accept)
-        && !(cors && headers.origin !== undefined);
+        && regularMediaType(headers.accept) !== undefined;
     },
 
     async serve(req, res, body) {
       const params = plainParameters(body);
       if (!params) return false;
-      const mediaType = MEDIA_TYPES.get(req.headers.accept)!;
+      const mediaType = regularMediaType(req.headers.accept)!;
       const scope = currentRequestScope();
       if (scope) scope.route = graphqlEndpoint;
       // The headers object of node:http as the Request's: Yoga's adapter makes its requests the same way.
@@ -106,6 +114,9 @@ export function plainGraphQLRequests({ yoga, graphqlEndpoint, cors, compression 
       const response = processRegularResult(result as ExecutionResult, yoga.fetchAPI, mediaType);
       const headers: Record<string, string> = {};
       response.headers.forEach((value, name) => { headers[name.toLowerCase()] = value; });
+      // As Yoga's CORS plugin adds them to every answer to a request with an Origin.
+      const corsHeaders = getCORSHeadersByRequestAndOptions(request, cors);
+      if (corsHeaders) for (const [name, value] of Object.entries(corsHeaders)) headers[name.toLowerCase()] = value;
       // As useRequestScope adds them to Yoga's answers (a 429 carries its own).
       if (scope?.rateLimit && response.status !== 429) {
         for (const [name, value] of Object.entries(rateLimitHeaders(scope.rateLimit))) headers[name.toLowerCase()] = value;
