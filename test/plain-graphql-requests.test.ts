@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_FAILURES_PER_MINUTE, RateLimiter } from '../src/limits/rate-limiter.ts';
 import type { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
 import type { AppOptions } from '../src/app.ts';
+import { documentIdOf } from '../src/graphql/trusted-documents.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
 import { ACME, ACME_DEPLOYMENT, GLOBEX, GLOBEX_DEPLOYMENT, importFixture, issueKey, newCipher } from './support/fixtures.ts';
 import { rawRequest, type RawResponse } from './support/raw-http.ts';
@@ -66,6 +67,15 @@ const post = (base: string, { body, headers = {} }: Case) =>
 const seen = ({ status, headers: { date: _date, 'x-request-id': _id, 'ratelimit-reset': _reset, ...headers }, body }: RawResponse) =>
   ({ status, headers, body: body.toString('base64') });
 
+/** What the two services counted: the same requests, errors and refusals, whichever path served them. */
+async function expectSameCounts(plain: RunningApp, yoga: RunningApp) {
+  for (const counter of ['httpRequests', 'graphqlErrors', 'rateLimited'] as const) {
+    const counts = async ({ app }: RunningApp) => (await app.metrics[counter].get()).values
+      .map(({ labels, value }) => `${JSON.stringify(labels)} ${value}`).toSorted();
+    expect(await counts(plain), counter).toEqual(await counts(yoga));
+  }
+}
+
 /** The same answer from both services; the reset seconds (present on both, or on neither) at most one apart. */
 function expectSameAnswer(fromPlain: RawResponse, fromYoga: RawResponse, label?: string) {
   expect(seen(fromPlain), label).toEqual(seen(fromYoga));
@@ -79,6 +89,37 @@ const LIGHT = '{ deployments(limit: 20) { resources { uuid name status } } }';
 const MEDIUM = `query Medium($limit: Int!) { deployments(limit: $limit) { resources { uuid name
   sourceConfig { resourceSpec { cpu memoryMb } } latestRevision { status } } } }`;
 const SECRETS = `{ deployments(limit: 5) { resources { uuid secrets { name value } } } }`;
+
+// Trusted documents: a manifest of a query without variables, one with, and a subscription.
+const TENANT_NAME = 'query TenantName { tenant { name } }';
+const DEPLOYMENT_BY_ID = 'query DeploymentById($id: ID!) { deployment(id: $id) { uuid name } }';
+const SUBSCRIPTION = 'subscription Changes { deploymentUpdated { __typename } }';
+const manifest = new Map([TENANT_NAME, DEPLOYMENT_BY_ID, MEDIUM, SUBSCRIPTION].map((document) => [documentIdOf(document), document]));
+
+/** What a frontend sends where trusted documents are on (TRUSTED_DOCUMENTS), and what goes wrong. */
+function trustedCorpus(): Case[] {
+  const acme = { 'x-api-key': keys.acme };
+  const byId = (document: string, extra: Record<string, unknown> = {}) => JSON.stringify({ documentId: documentIdOf(document), ...extra });
+  return [
+    { name: 'a trusted document by id', body: byId(TENANT_NAME), headers: acme },
+    { name: 'a trusted document by id, its operation named', body: byId(TENANT_NAME, { operationName: 'TenantName' }), headers: acme },
+    { name: 'a trusted document by id, another operation named', body: byId(TENANT_NAME, { operationName: 'Other' }), headers: acme },
+    { name: 'a trusted document with variables', body: byId(DEPLOYMENT_BY_ID, { variables: { id: ACME_DEPLOYMENT } }), headers: acme },
+    { name: 'a trusted document, another tenant\'s id', body: byId(DEPLOYMENT_BY_ID, { variables: { id: GLOBEX_DEPLOYMENT } }), headers: acme },
+    { name: 'a trusted document, its variable missing', body: byId(DEPLOYMENT_BY_ID), headers: acme },
+    { name: 'a trusted document, compressed', body: byId(MEDIUM, { variables: { limit: 20 } }), headers: { ...acme, 'accept-encoding': 'gzip, deflate, br, zstd' } },
+    { name: 'a trusted subscription by id', body: byId(SUBSCRIPTION), headers: acme },
+    { name: 'an unknown document id', body: byId('query Unknown { tenant { id } }'), headers: acme },
+    { name: 'an empty document id', body: JSON.stringify({ documentId: '' }), headers: acme },
+    { name: 'a document id that is not a string', body: JSON.stringify({ documentId: 42 }), headers: acme },
+    { name: 'a document id and a query', body: byId(TENANT_NAME, { query: TENANT_NAME }), headers: acme },
+    { name: 'a trusted document sent in full', body: json(TENANT_NAME), headers: acme },
+    { name: 'a persisted-query hash of a trusted document', body: json(TENANT_NAME, { extensions: { persistedQuery: { version: 1, sha256Hash: documentIdOf(TENANT_NAME).slice(7) } } }), headers: acme },
+    { name: 'neither a document nor an id', body: JSON.stringify({ variables: {} }), headers: acme },
+    { name: 'a trusted document, no key', body: byId(TENANT_NAME) },
+    { name: 'a trusted document, a wrong key', body: byId(TENANT_NAME), headers: { 'x-api-key': 'dmk_not-a-key-of-this-service' } },
+  ];
+}
 
 function corpus(): Case[] {
   const acme = { 'x-api-key': keys.acme };
@@ -139,6 +180,7 @@ describe('the plain GraphQL request', () => {
         expectSameAnswer(fromPlain, fromYoga, `${request.name} (${round})`);
       }
     }
+    await expectSameCounts(plain, yoga);
   });
 
   it.each([
@@ -154,6 +196,17 @@ describe('the plain GraphQL request', () => {
         expectSameAnswer(fromPlain, fromYoga, `${request.name}, Origin: ${origin}`);
       }
     }
+  });
+
+  it.each(['allow', 'require'] as const)('answers as Yoga does where trusted documents are on (%s), and counts the same', async (mode) => {
+    const { plain, yoga } = await pair(1_000_000, { trustedDocuments: { mode, manifest } });
+    for (const round of ['first', 'again']) {
+      for (const request of [...trustedCorpus(), ...corpus()]) {
+        const [fromPlain, fromYoga] = [await post(plain.url, request), await post(yoga.url, request)];
+        expectSameAnswer(fromPlain, fromYoga, `${request.name} (${round})`);
+      }
+    }
+    await expectSameCounts(plain, yoga);
   });
 
   it('spends one request of the budget per request, and answers the one over it as Yoga does', async () => {

@@ -10,8 +10,9 @@
 //
 // A request of any other shape goes to Yoga (its body, already read, with it): an Accept header that only a
 // streamed answer (multipart, event stream) or none satisfies, another content type, a parameter beyond
-// query/variables/operationName (`extensions`, `documentId`), a GET. test/plain-graphql-requests.test.ts sends
-// the same requests to a service with and one without this path and compares status, headers and body.
+// query/variables/operationName and a trusted document's `documentId` (`extensions`), a GET.
+// test/plain-graphql-requests.test.ts sends the same requests to a service with and one without this path and
+// compares status, headers and body.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { processRegularResult, type GraphQLParams, type YogaServerInstance } from 'graphql-yoga';
 import { getCORSHeadersByRequestAndOptions, type CORSOptions } from '@whatwg-node/server';
@@ -20,6 +21,8 @@ import { rateLimitHeaders } from '../graphql/errors.ts';
 import { currentRequestScope } from '../observability/request-scope.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 import type { ResponseCompression } from './response-compression.plugin.ts';
+import { DOCUMENT_ID_PARAMETER } from '../graphql/trusted-documents.plugin.ts';
+import type { TrustedDocumentManifest } from '../graphql/trusted-documents.ts';
 
 /**
  * The media type Yoga answers a single (not streamed) result with, for an Accept header; undefined where Yoga
@@ -44,7 +47,7 @@ function regularMediaType(accept: string | undefined): string | undefined {
 
 const JSON_CONTENT_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
 
-const PARAMETERS = new Set(['query', 'variables', 'operationName']);
+const PARAMETERS = new Set(['query', 'variables', 'operationName', DOCUMENT_ID_PARAMETER]);
 
 // A subscription is answered as a stream (or refused) by Yoga's result processors. Its document holds the
 // word, so a document that does not cannot be one; one that does (a field of that name) just goes to Yoga.
@@ -56,6 +59,8 @@ export interface PlainGraphQLRequestOptions {
   /** Yoga's CORS options (false: none configured), for the headers an answer to an Origin carries. */
   cors: CORSOptions;
   compression: ResponseCompression | undefined;
+  /** TRUSTED_DOCUMENTS, when on: a body may name a document of the manifest by its id instead of sending it. */
+  trustedDocuments?: { mode: 'allow' | 'require'; manifest: TrustedDocumentManifest };
 }
 
 export interface PlainGraphQLRequests {
@@ -66,7 +71,7 @@ export interface PlainGraphQLRequests {
 }
 
 /** The parameters of a body of exactly this path's shape, or undefined. */
-function plainParameters(body: Buffer): GraphQLParams | undefined {
+function plainParameters(body: Buffer, trusted: PlainGraphQLRequestOptions['trustedDocuments']): GraphQLParams | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -76,14 +81,24 @@ function plainParameters(body: Buffer): GraphQLParams | undefined {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
   const params = parsed as Record<string, unknown>;
   for (const name in params) if (!PARAMETERS.has(name)) return undefined;
-  const { query, variables, operationName } = params;
-  if (typeof query !== 'string' || MAY_SUBSCRIBE.test(query)) return undefined;
+  const { query, variables, operationName, documentId } = params;
+  // A trusted document: only one of the manifest's, named in place of a document. The trusted-documents plugin
+  // runs it and refuses nothing here; what it refuses (unknown ids, documents sent in full where only trusted
+  // ones run) Yoga answers, and the plugin counts once.
+  let document = query;
+  if (documentId !== undefined) {
+    if (!trusted || query !== undefined || typeof documentId !== 'string') return undefined;
+    document = trusted.manifest.get(documentId);
+  } else if (trusted?.mode === 'require') {
+    return undefined;
+  }
+  if (typeof document !== 'string' || MAY_SUBSCRIBE.test(document)) return undefined;
   if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) return undefined;
   if (operationName != null && typeof operationName !== 'string') return undefined;
   return params as GraphQLParams;
 }
 
-export function plainGraphQLRequests({ yoga, graphqlEndpoint, cors, compression }: PlainGraphQLRequestOptions): PlainGraphQLRequests {
+export function plainGraphQLRequests({ yoga, graphqlEndpoint, cors, compression, trustedDocuments }: PlainGraphQLRequestOptions): PlainGraphQLRequests {
   const url = `http://localhost${graphqlEndpoint}`;
   return {
     mayServe(req) {
@@ -95,7 +110,7 @@ export function plainGraphQLRequests({ yoga, graphqlEndpoint, cors, compression 
     },
 
     async serve(req, res, body) {
-      const params = plainParameters(body);
+      const params = plainParameters(body, trustedDocuments);
       if (!params) return false;
       const mediaType = regularMediaType(req.headers.accept)!;
       const scope = currentRequestScope();
