@@ -1,10 +1,11 @@
 // The plain GraphQL request (POST /graphql, JSON) is served without Yoga's Fetch API adapter
 // (src/http/plain-graphql-requests.ts). A client must not be able to tell: the same requests, sent in the same
 // order to a service with that path and to one where Yoga serves everything, get the same status, the same
-// headers (but the date and the request id) and the same bytes. The corpus is what frontend apps send and what
-// goes wrong for them: each Accept a client library sends, variables, compression, errors of every kind (bad
-// documents, limits, wrong keys, other tenants' ids), and shapes this path leaves to Yoga; then the same corpus
-// from pages on allowed and other origins where CORS is configured. Budgets too: a request is one request of
+// headers (but the date, the request id, and the rate-limit reset within a second) and the same bytes, and the
+// services count the same. The corpus is what frontend apps send and what goes wrong for them: each Accept a
+// client library sends, variables, compression, errors of every kind (bad documents, limits, wrong keys, other
+// tenants' ids), and shapes this path leaves to Yoga; then the same corpus from pages on allowed and other
+// origins where CORS is configured, and with trusted documents on. Budgets too: a request is one request of
 // its key's budget, and one wrong key is one failure, whichever path serves it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

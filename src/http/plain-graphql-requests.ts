@@ -9,10 +9,10 @@
 // into status, headers and body (Yoga's processRegularResult), add the CORS and rate-limit headers and compress.
 //
 // A request of any other shape goes to Yoga (its body, already read, with it): an Accept header that only a
-// streamed answer (multipart, event stream) or none satisfies, another content type, a parameter beyond
-// query/variables/operationName and a trusted document's `documentId` (`extensions`), a GET.
-// test/plain-graphql-requests.test.ts sends the same requests to a service with and one without this path and
-// compares status, headers and body.
+// streamed answer (multipart, event stream) or none satisfies, another content type, a parameter other than
+// query, variables, operationName and (trusted documents on) documentId, such as `extensions`, what the
+// trusted-documents plugin would refuse, a GET. test/plain-graphql-requests.test.ts sends the same requests to
+// a service with and one without this path and compares status, headers, body and what each counted.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { processRegularResult, type GraphQLParams, type YogaServerInstance } from 'graphql-yoga';
 import { getCORSHeadersByRequestAndOptions, type CORSOptions } from '@whatwg-node/server';
