@@ -161,7 +161,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     // Unexpected errors reach clients as "Unexpected error."; details stay in the server log.
     maskedErrors: { isDev: false, maskError: maskUnexpectedError },
   });
-  const plainGraphQL = (options.plainGraphQLRequests ?? true) && !options.tracing
+  const plainGraphQL = (options.plainGraphQLRequests ?? true)
     ? plainGraphQLRequests({ yoga, graphqlEndpoint: GRAPHQL_PATH, cors, compression: responseCompression, trustedDocuments })
     : undefined;
   const handler = createRequestHandler({ yoga, logger, metrics, maxBodyBytes, graphqlEndpoint: GRAPHQL_PATH, inFlight, tracing: options.tracing, plainGraphQL });

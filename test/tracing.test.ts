@@ -1,5 +1,6 @@
 // OpenTelemetry spans, collected with the SDK's in-memory exporter: HTTP request → GraphQL operation → SQL
-// statements, nested, on both doors; a caller's `traceparent` continued; nothing secret in any span.
+// statements, nested, on both doors; a caller's `traceparent` continued; nothing secret in any span; the same
+// spans for a plain GraphQL request (src/http/plain-graphql-requests.ts) as when Yoga serves it.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +17,7 @@ import { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
 const exporter = new InMemorySpanExporter();
 let tracing: Tracing;
 let db: TestDatabase;
+let cipher: SecretCipher;
 let app: RunningApp;
 let key: string;
 
@@ -26,7 +28,7 @@ const PAGE = 'query Page { deployments(limit: 5) { resources { uuid name secrets
 beforeAll(async () => {
   tracing = await startTracing({ serviceName: 'tracing-test', exporter });
   db = await createTestDatabase({ onStatement: statementSpans(tracing) });
-  const cipher = newCipher();
+  cipher = newCipher();
   await importFixture(db.orm.em.fork(), cipher);
   key = await issueKey(db.orm.em, [ACME], true);
   app = await startApp(db.orm, cipher, undefined, { options: { tracing } });
@@ -48,6 +50,29 @@ async function spansOf(requestSpanName: string): Promise<ReadableSpan[]> {
 
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 const childrenOf = (spans: ReadableSpan[], parent: ReadableSpan) => spans.filter((s) => parentOf(s) === parent.spanContext().spanId);
+
+/**
+ * The spans of one request as trees, with what a trace viewer shows (names, kinds, attributes, status, events,
+ * nesting, whether it continues the caller's trace), without what differs between any two requests (ids,
+ * times, stack traces); siblings in one order.
+ */
+function traceShape(spans: ReadableSpan[]): unknown[] {
+  const ids = new Set(spans.map((span) => span.spanContext().spanId));
+  const inOrder = (nodes: unknown[]) => nodes.toSorted((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+  const node = (span: ReadableSpan): unknown => ({
+    name: span.name,
+    kind: span.kind,
+    attributes: span.attributes,
+    status: span.status,
+    events: span.events.map(({ name, attributes = {} }) => {
+      const { 'exception.stacktrace': _stack, ...shown } = attributes;
+      return { name, attributes: shown };
+    }),
+    inCallersTrace: span.spanContext().traceId === TRACE_ID,
+    children: inOrder(childrenOf(spans, span).map(node)),
+  });
+  return inOrder(spans.filter((span) => !ids.has(parentOf(span) ?? '')).map(node));
+}
 
 describe('tracing', () => {
   it('nests a GraphQL request: HTTP span, its operation, the operation\'s SQL statements, in the caller\'s trace', async () => {
@@ -103,6 +128,39 @@ describe('tracing', () => {
     const recorded = JSON.stringify(exporter.getFinishedSpans().map((s) => ({ name: s.name, attributes: s.attributes, events: s.events })));
     expect(recorded).toContain('db.query.text'); // the spans are there
     for (const needle of [key, ...values, 'literal-needle', 'variable-needle', 'cookie-needle', ACME]) expect(recorded).not.toContain(needle);
+  });
+
+  it('records the same spans for a plain GraphQL request as Yoga does for the same request', async () => {
+    const yoga = await startApp(db.orm, cipher, undefined, { options: { tracing, plainGraphQLRequests: false } });
+    const requests: Array<{ name: string; body: Record<string, unknown>; headers?: Record<string, string> }> = [
+      { name: 'a page with secrets', body: { query: PAGE } },
+      { name: 'variables, in the caller\'s trace', body: { query: 'query One($limit: Int!) { deployments(limit: $limit) { resources { uuid } } }', variables: { limit: 1 } },
+        headers: { traceparent: `00-${TRACE_ID}-${CALLER_SPAN_ID}-01` } },
+      { name: 'a syntax error', body: { query: '{ deployments(' } },
+      { name: 'an unknown field', body: { query: '{ nope }' } },
+      { name: 'a variable of the wrong type', body: { query: 'query One($limit: Int!) { deployments(limit: $limit) { resources { uuid } } }', variables: { limit: 'one' } } },
+      { name: 'another tenant', body: { query: '{ tenant { name } }' }, headers: { 'x-tenant-id': '00000000-0000-4000-8000-000000000000' } },
+      { name: 'a wrong key', body: { query: '{ __typename }' }, headers: { 'x-api-key': 'dmk_not-a-key-of-this-service' } },
+    ];
+    const traced = async (target: RunningApp, { body, headers }: (typeof requests)[number]) => {
+      exporter.reset();
+      const response = await fetch(`${target.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', 'x-api-key': key, ...headers },
+        body: JSON.stringify(body),
+      });
+      await response.arrayBuffer();
+      return traceShape(await spansOf('POST /graphql'));
+    };
+    try {
+      for (const request of requests) {
+        const [fromPlain, fromYoga] = [await traced(app, request), await traced(yoga, request)];
+        expect(fromYoga.length, `${request.name}: a trace`).toBe(1);
+        expect(fromPlain, request.name).toEqual(fromYoga);
+      }
+    } finally {
+      await yoga.close();
+    }
   });
 
   it('records nothing for an app and a database opened without tracing', async () => {
