@@ -10,8 +10,8 @@
 //
 // A request of any other shape goes to Yoga (its body, already read, with it): an Accept header that only a
 // streamed answer (multipart, event stream) or none satisfies, another content type, a parameter other than
-// query, variables, operationName and (trusted documents on) documentId, such as `extensions`, what the
-// trusted-documents plugin would refuse, a GET. test/plain-graphql-requests.test.ts sends the same requests to
+// query, variables, operationName, extensions and (trusted documents on) documentId, a body without a
+// document (a persisted-query hash alone), what the trusted-documents plugin would refuse, a GET. test/plain-graphql-requests.test.ts sends the same requests to
 // a service with and one without this path and compares status, headers, body and what each counted.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { processRegularResult, type GraphQLParams, type YogaServerInstance } from 'graphql-yoga';
@@ -47,7 +47,7 @@ function regularMediaType(accept: string | undefined): string | undefined {
 
 const JSON_CONTENT_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
 
-const PARAMETERS = new Set(['query', 'variables', 'operationName', DOCUMENT_ID_PARAMETER]);
+const PARAMETERS = new Set(['query', 'variables', 'operationName', 'extensions', DOCUMENT_ID_PARAMETER]);
 
 // A subscription is answered as a stream (or refused) by Yoga's result processors. Its document holds the
 // word, so a document that does not cannot be one; one that does (a field of that name) just goes to Yoga.
@@ -81,7 +81,7 @@ function plainParameters(body: Buffer, trusted: PlainGraphQLRequestOptions['trus
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
   const params = parsed as Record<string, unknown>;
   for (const name in params) if (!PARAMETERS.has(name)) return undefined;
-  const { query, variables, operationName, documentId } = params;
+  const { query, variables, operationName, extensions, documentId } = params;
   // A trusted document: only one of the manifest's, named in place of a document. The trusted-documents plugin
   // runs it and refuses nothing here; what it refuses (unknown ids, documents sent in full where only trusted
   // ones run) Yoga answers, and the plugin counts once.
@@ -95,6 +95,10 @@ function plainParameters(body: Buffer, trusted: PlainGraphQLRequestOptions['trus
   if (typeof document !== 'string' || MAY_SUBSCRIBE.test(document)) return undefined;
   if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) return undefined;
   if (operationName != null && typeof operationName !== 'string') return undefined;
+  // Extensions go to the plugins as they are (Apollo Client 4 names itself in them). The only one of ours that
+  // reads them, the trusted-documents plugin, reads a persisted-query hash in a body with neither a document
+  // nor a document id: such a body has gone to Yoga above.
+  if (extensions != null && (typeof extensions !== 'object' || Array.isArray(extensions))) return undefined;
   return params as GraphQLParams;
 }
 
