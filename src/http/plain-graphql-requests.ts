@@ -11,8 +11,9 @@
 // A request of any other shape goes to Yoga (its body, already read, with it): an Accept header that only a
 // streamed answer (multipart, event stream) or none satisfies, another content type, a parameter other than
 // query, variables, operationName, extensions and (trusted documents on) documentId, a body without a
-// document (a persisted-query hash alone), what the trusted-documents plugin would refuse, a GET. test/plain-graphql-requests.test.ts sends the same requests to
-// a service with and one without this path and compares status, headers, body and what each counted.
+// document (a persisted-query hash alone), what the trusted-documents plugin would refuse, a GET.
+// test/plain-graphql-requests.test.ts sends the same requests to a service with and one without this path and
+// compares status, headers, body and what each counted; test/tracing.test.ts compares their spans.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { processRegularResult, type GraphQLParams, type YogaServerInstance } from 'graphql-yoga';
 import { getCORSHeadersByRequestAndOptions, type CORSOptions } from '@whatwg-node/server';
