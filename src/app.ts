@@ -69,7 +69,7 @@ export interface AppOptions {
   tracing?: Tracing;
   /**
    * `POST /graphql` with a JSON body served without Yoga's Fetch API adapter (http/plain-graphql-requests.ts).
-   * Default on; off with tracing or trusted documents, whose requests Yoga serves alone.
+   * Default on; off: Yoga serves every request (the differential tests compare the two).
    */
   plainGraphQLRequests?: boolean;
   /** Default: silent (tests); the service passes its configured logger. */

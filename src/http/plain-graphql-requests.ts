@@ -65,10 +65,18 @@ export interface PlainGraphQLRequestOptions {
 }
 
 export interface PlainGraphQLRequests {
-  /** From the request line and headers alone: this path may serve the request once its body is read. */
-  mayServe(req: IncomingMessage): boolean;
+  /**
+   * From the request line and headers alone: the media type this path would answer with once the body is read,
+   * or undefined where it cannot serve the request.
+   */
+  mayServe(req: IncomingMessage): string | undefined;
   /** Serves the request and resolves true, or resolves false without having done anything (Yoga serves it). */
-  serve(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<boolean>;
+  serve(req: IncomingMessage, res: ServerResponse, body: Buffer, mediaType: string): Promise<boolean>;
+}
+
+/** Copies header values under lower-case names, as node:http's writeHead takes them here. */
+function setHeaders(into: Record<string, string>, from: Iterable<[string, string]>): void {
+  for (const [name, value] of from) into[name.toLowerCase()] = value;
 }
 
 /** The parameters of a body of exactly this path's shape, or undefined. */
@@ -108,16 +116,15 @@ export function plainGraphQLRequests({ yoga, graphqlEndpoint, cors, compression,
   return {
     mayServe(req) {
       const { headers } = req;
-      return req.method === 'POST' && req.url === graphqlEndpoint
+      const plainShape = req.method === 'POST' && req.url === graphqlEndpoint
         && headers['content-length'] !== undefined && headers['transfer-encoding'] === undefined
-        && JSON_CONTENT_TYPES.has(headers['content-type']?.toLowerCase() ?? '')
-        && regularMediaType(headers.accept) !== undefined;
+        && JSON_CONTENT_TYPES.has(headers['content-type']?.toLowerCase() ?? '');
+      return plainShape ? regularMediaType(headers.accept) : undefined;
     },
 
-    async serve(req, res, body) {
+    async serve(req, res, body, mediaType) {
       const params = plainParameters(body, trustedDocuments);
       if (!params) return false;
-      const mediaType = regularMediaType(req.headers.accept)!;
       const scope = currentRequestScope();
       if (scope) scope.route = graphqlEndpoint;
       // The headers object of node:http as the Request's: Yoga's adapter makes its requests the same way.
@@ -133,14 +140,11 @@ export function plainGraphQLRequests({ yoga, graphqlEndpoint, cors, compression,
       // Status and headers from the errors (401, 429, 400 for graphql-response+json...), as Yoga answers.
       const response = processRegularResult(result as ExecutionResult, yoga.fetchAPI, mediaType);
       const headers: Record<string, string> = {};
-      response.headers.forEach((value, name) => { headers[name.toLowerCase()] = value; });
+      setHeaders(headers, response.headers);
       // As Yoga's CORS plugin adds them to every answer to a request with an Origin.
-      const corsHeaders = getCORSHeadersByRequestAndOptions(request, cors);
-      if (corsHeaders) for (const [name, value] of Object.entries(corsHeaders)) headers[name.toLowerCase()] = value;
+      setHeaders(headers, Object.entries(getCORSHeadersByRequestAndOptions(request, cors) ?? {}));
       // As useRequestScope adds them to Yoga's answers (a 429 carries its own).
-      if (scope?.rateLimit && response.status !== 429) {
-        for (const [name, value] of Object.entries(rateLimitHeaders(scope.rateLimit))) headers[name.toLowerCase()] = value;
-      }
+      if (scope?.rateLimit && response.status !== 429) setHeaders(headers, Object.entries(rateLimitHeaders(scope.rateLimit)));
       let sent: string | Buffer = await response.text();
       const acceptEncoding = req.headers['accept-encoding'];
       if (compression && acceptEncoding !== undefined) {

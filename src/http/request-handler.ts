@@ -117,12 +117,12 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
     res.once('close', finish);
 
     const serve = () => runInRequestScope(scope, () => {
-      const plain = plainGraphQL?.mayServe(req) === true;
-      readBody(req, maxBodyBytes, plain).then(
+      const plainMediaType = plainGraphQL?.mayServe(req);
+      readBody(req, maxBodyBytes, plainMediaType !== undefined).then(
         async (body) => {
           const isGraphQL = (req.url ?? '').split('?')[0] === graphqlEndpoint;
           if (body === TOO_LARGE) return tooLarge(res, maxBodyBytes, isGraphQL);
-          if (plain && body && await plainGraphQL!.serve(req, res, body)) return;
+          if (plainMediaType !== undefined && body && await plainGraphQL!.serve(req, res, body, plainMediaType)) return;
           // Yoga takes an already read body from `req.body` (@whatwg-node/server).
           if (body) (req as IncomingMessage & { body?: Buffer }).body = body;
           return yoga(req, res);
