@@ -8,7 +8,7 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOST
 // connections), 57014 (statement cancelled: DB_STATEMENT_TIMEOUT_MS, an overloaded or locked database)
 const UNAVAILABLE_SQLSTATES = /^(08...|57P0[123]|53300|57014)$/;
 // pg's own: a connection that dropped, a pool that could not hand one out in time, a server that stopped
-// answering a statement (query_timeout)
+// answering a statement (the read timeout of callback-query-client.ts, with pg's message)
 const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i;
 
 export const RETRY_AFTER_SECONDS = 5;
