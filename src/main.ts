@@ -2,6 +2,7 @@
 // and the reverse on SIGINT/SIGTERM: stop accepting, finish requests in flight, close the ORM, stop PostgreSQL.
 // With WORKERS > 1 this process becomes the cluster primary (src/cluster/primary.ts), which does the start-up up
 // to the demo data once and forks the workers; each worker runs main() from there on, with what it was given.
+import './v8-flags.ts';
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
