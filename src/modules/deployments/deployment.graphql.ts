@@ -7,7 +7,7 @@ import type { DeploymentRow } from './deployment-row.ts';
 import { DeploymentSourceEnum, DeploymentStatusEnum } from './deployment-enums.graphql.ts';
 import { SecretRef, SecretReferenceRef } from './secret.graphql.ts';
 import { selectsSecretValues } from './secret-values.ts';
-import { SourceConfigRef, SourceRevisionConfigRef } from './source-config.graphql.ts';
+import { SourceConfigRef, SourceConfigView, SourceRevisionConfigRef, SourceRevisionConfigView } from './source-config.graphql.ts';
 import { TagValueRef } from './tag.graphql.ts';
 
 // A deployment's revisions are fields of the revisions domain (revisions/deployment-revisions.graphql.ts).
@@ -30,10 +30,11 @@ builder.node(DeploymentRef, {
     sourceConfig: t.field({
       type: SourceConfigRef,
       extensions: fromSameRow(), description: 'How the deployment is built and run, with its resource spec.',
-      resolve: (d) => ({ config: d.source_config, resourceSpec: d.resource_spec, deploymentType: d.deployment_type }),
+      resolve: (d) => new SourceConfigView(d.source_config, d.resource_spec, d.deployment_type),
     }),
-    sourceRevisionConfig: t.expose('source_revision_config', {
+    sourceRevisionConfig: t.field({
       type: SourceRevisionConfigRef, nullable: true, extensions: columnsOf('source_revision_config'), description: 'Which revision of the source is deployed.',
+      resolve: (d) => (d.source_revision_config ? new SourceRevisionConfigView(d.source_revision_config) : null),
     }),
     secrets: t.field({
       type: [SecretRef],

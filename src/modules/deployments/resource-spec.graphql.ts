@@ -6,6 +6,7 @@ import type {
 } from './container.embeddable.ts';
 import { snakeCase } from '../common/legacy-json.ts';
 import { keyOf } from '../../graphql/selected-columns.ts';
+import { camelCaseViewClass, type CamelCaseView } from '../../graphql/field-views.ts';
 import type { StoredResourceSpec } from './deployment-row.ts';
 
 type Described = Record<string, string>;
@@ -124,28 +125,42 @@ const numbers: Described = {
   dbMaxConnections: 'Maximum connections of the database.',
 };
 
-type NumberKey = { [K in keyof StoredResourceSpec]-?: StoredResourceSpec[K] extends number | null | undefined ? K : never }[keyof StoredResourceSpec];
-const stored = (field: string) => snakeCase(field) as NumberKey;
+// The parent is a view of the stored jsonb object (legacy snake_case keys at the top, Kubernetes' own keys
+// below) under the fields' names, so that graphql-jit reads every field inline (see graphql/field-views.ts).
+// Each field reads one top-level key of the deployment's resource_spec column, and says so (`keyOf`): a
+// listing reads only the keys selected.
+const RESOURCE_SPEC_KEYS = [
+  ...[...Object.keys(integers), ...Object.keys(numbers)].map(snakeCase),
+  'labels', 'annotations', 'service_account_name', 'image_pull_secrets', 'volumes', 'volume_mounts', 'init_containers', 'sidecars',
+] as (keyof StoredResourceSpec & string)[];
+// Stored Kubernetes objects keep Kubernetes' keys, which are the embeddables' own: the same shapes.
+interface KubernetesParts {
+  readonly imagePullSecrets?: ImagePullSecret[] | null;
+  readonly volumes?: Volume[] | null;
+  readonly volumeMounts?: VolumeMount[] | null;
+  readonly initContainers?: Container[] | null;
+  readonly sidecars?: Container[] | null;
+}
+export type ResourceSpecView = Omit<CamelCaseView<StoredResourceSpec>, keyof KubernetesParts> & KubernetesParts;
+export const ResourceSpecView = camelCaseViewClass<StoredResourceSpec>('ResourceSpecView', RESOURCE_SPEC_KEYS) as
+  new (stored: StoredResourceSpec) => ResourceSpecView;
 
-// The parent is the stored jsonb object: legacy snake_case keys at the top, Kubernetes' own keys below. Each
-// field reads one top-level key of the deployment's resource_spec column, and says so (`keyOf`): a listing
-// reads only the keys selected.
-const specKey = (key: string) => ({ extensions: keyOf('resource_spec', key) });
-export const ResourceSpecRef = builder.objectRef<StoredResourceSpec>('ResourceSpec').implement({
+type NumberField = { [K in keyof ResourceSpecView]-?: ResourceSpecView[K] extends number | null | undefined ? K : never }[keyof ResourceSpecView];
+const specKey = (field: string) => ({ extensions: keyOf('resource_spec', snakeCase(field)) });
+export const ResourceSpecRef = builder.objectRef<ResourceSpecView>('ResourceSpec').implement({
   description: 'Scaling and compute settings of a deployment (REST: `source_config.resource_spec`).',
   fields: (t) => ({
     ...Object.fromEntries(Object.entries(integers).map(([field, description]) =>
-      [field, t.exposeInt(stored(field), { nullable: true, description, ...specKey(stored(field)) })])),
+      [field, t.exposeInt(field as NumberField, { nullable: true, description, ...specKey(field) })])),
     ...Object.fromEntries(Object.entries(numbers).map(([field, description]) =>
-      [field, t.exposeFloat(stored(field), { nullable: true, description, ...specKey(stored(field)) })])),
+      [field, t.exposeFloat(field as NumberField, { nullable: true, description, ...specKey(field) })])),
     labels: t.expose('labels', { type: 'JSONObject', nullable: true, description: 'Kubernetes labels.', ...specKey('labels') }),
     annotations: t.expose('annotations', { type: 'JSONObject', nullable: true, description: 'Kubernetes annotations.', ...specKey('annotations') }),
-    serviceAccountName: t.exposeString('service_account_name', { nullable: true, description: 'Kubernetes service account the pods run as.', ...specKey('service_account_name') }),
-    // Stored Kubernetes objects keep Kubernetes' keys, which are the embeddables' own: the same shapes.
-    imagePullSecrets: t.field({ ...specKey('image_pull_secrets'), type: [ImagePullSecretRef], nullable: true, description: 'Registry credentials for pulling images.', resolve: (s) => (s.image_pull_secrets ?? null) as ImagePullSecret[] | null }),
-    volumes: t.field({ ...specKey('volumes'), type: [VolumeRef], nullable: true, description: 'Volumes of the pod.', resolve: (s) => (s.volumes ?? null) as Volume[] | null }),
-    volumeMounts: t.field({ ...specKey('volume_mounts'), type: [VolumeMountRef], nullable: true, description: 'Volumes mounted into the main container.', resolve: (s) => (s.volume_mounts ?? null) as VolumeMount[] | null }),
-    initContainers: t.field({ ...specKey('init_containers'), type: [ContainerRef], nullable: true, description: 'Containers that run to completion before the main one starts.', resolve: (s) => (s.init_containers ?? null) as Container[] | null }),
-    sidecars: t.field({ ...specKey('sidecars'), type: [ContainerRef], nullable: true, description: 'Containers that run beside the main one.', resolve: (s) => (s.sidecars ?? null) as Container[] | null }),
+    serviceAccountName: t.exposeString('serviceAccountName', { nullable: true, description: 'Kubernetes service account the pods run as.', ...specKey('serviceAccountName') }),
+    imagePullSecrets: t.expose('imagePullSecrets', { ...specKey('imagePullSecrets'), type: [ImagePullSecretRef], nullable: true, description: 'Registry credentials for pulling images.' }),
+    volumes: t.expose('volumes', { ...specKey('volumes'), type: [VolumeRef], nullable: true, description: 'Volumes of the pod.' }),
+    volumeMounts: t.expose('volumeMounts', { ...specKey('volumeMounts'), type: [VolumeMountRef], nullable: true, description: 'Volumes mounted into the main container.' }),
+    initContainers: t.expose('initContainers', { ...specKey('initContainers'), type: [ContainerRef], nullable: true, description: 'Containers that run to completion before the main one starts.' }),
+    sidecars: t.expose('sidecars', { ...specKey('sidecars'), type: [ContainerRef], nullable: true, description: 'Containers that run beside the main one.' }),
   }),
 });

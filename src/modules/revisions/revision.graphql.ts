@@ -3,7 +3,7 @@ import { builder } from '../../graphql/builder.ts';
 import { loadNodes } from '../../graphql/loaders.ts';
 import { DeploymentSourceEnum, RevisionStatusEnum } from '../deployments/deployment-enums.graphql.ts';
 import { DeploymentRef } from '../deployments/deployment.graphql.ts';
-import { SourceRevisionConfigRef } from '../deployments/source-config.graphql.ts';
+import { SourceRevisionConfigRef, SourceRevisionConfigView } from '../deployments/source-config.graphql.ts';
 import type { RevisionRow } from './revision-row.ts';
 
 // Declared before it is implemented, so types that point at each other need no inference cycle.
@@ -21,7 +21,7 @@ builder.node(RevisionRef, {
       type: SourceRevisionConfigRef,
       description: 'Which revision of the source this revision deploys; every field null when the service has not reported it.',
       // Never null, as in the original's record: an unreported config is an object of unknown (null) values.
-      resolve: (r) => r.source_revision_config ?? {},
+      resolve: (r) => new SourceRevisionConfigView(r.source_revision_config ?? {}),
     }),
     remoteReconciled: t.exposeBoolean('remote_reconciled', {
       description: 'Whether the revision came from reconciling with the remote (the code host), as the deployment\'s flag of the same name; the REST filter `remote_reconciled`.',
