@@ -16,6 +16,8 @@ import { REST_ROUTES } from './rest/routes.ts';
 import { loadSwaggerUiAssets } from './rest/swagger-ui-page.ts';
 import { createGraphQLContext, type AppServices, type GraphQLContext } from './graphql/context.ts';
 import { graphqlLimitPlugins } from './limits/graphql-limits.ts';
+import { OperationsAtOnce, useOperationsAtOnce } from './limits/operations-at-once.ts';
+import { DEFAULT_POOL_MAX, DEFAULT_TIMEOUTS } from './db/orm-config.ts';
 import { useAuthenticateFirst } from './graphql/authenticate-first.plugin.ts';
 import { createLogger, yogaLogger, type Logger } from './observability/logger.ts';
 import { Metrics } from './observability/metrics.ts';
@@ -72,6 +74,11 @@ export interface AppOptions {
    * Default on; off: Yoga serves every request (the differential tests compare the two).
    */
   plainGraphQLRequests?: boolean;
+  /**
+   * Operations executing at once, and how long one waits for its turn before 503 (limits/operations-at-once.ts).
+   * The service passes DB_POOL_MAX and DB_CONNECT_TIMEOUT_MS; default: their defaults.
+   */
+  operationsAtOnce?: { limit: number; waitMs: number };
   /** Default: silent (tests); the service passes its configured logger. */
   logger?: Logger;
   metrics?: Metrics;
@@ -93,6 +100,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
   // GraphiQL sends the documents its user types: with only trusted documents running, it could do nothing.
   const graphiql = (options.graphiql ?? true) && trustedDocuments?.mode !== 'require';
   const { compression = { minBytes: DEFAULT_COMPRESSION_MIN_BYTES } } = options;
+  const { operationsAtOnce = { limit: DEFAULT_POOL_MAX, waitMs: DEFAULT_TIMEOUTS.connectTimeoutMs } } = options;
   const logger = options.logger ?? createLogger('silent');
   const metrics = options.metrics ?? new Metrics();
   const inFlight = new InFlightRequests();
@@ -152,6 +160,8 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
       ...(options.tracing ? [options.tracing.operationSpans] : []),
       // After graphql-jit too: a read that failed on a replica that went away runs again on the primary.
       ...(services.replicas ? [useReplicaFallback(services.replicas)] : []),
+      // After every plugin that wraps execution: an operation's turn covers all it does.
+      useOperationsAtOnce(new OperationsAtOnce(operationsAtOnce.limit, operationsAtOnce.waitMs)),
       // The legacy /v1 and /v2 paths, /openapi.json and /docs: fixed operations through this same Yoga.
       useLegacyRest({ routes: REST_ROUTES, graphqlEndpoint: GRAPHQL_PATH }),
       useEventStreams(),

@@ -84,6 +84,7 @@ async function serve(config: Config, services: Services, worker: WorkerBrief | u
     maxBodyBytes: config.maxBodyBytes,
     compression: config.compressionMinBytes !== false && { minBytes: config.compressionMinBytes },
     subscriptionsPerKey: config.subscriptionsPerKey,
+    operationsAtOnce: { limit: config.database.poolMax, waitMs: config.database.connectTimeoutMs },
     logger,
     metrics,
     tracing,

@@ -8,8 +8,9 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOST
 // connections), 57014 (statement cancelled: DB_STATEMENT_TIMEOUT_MS, an overloaded or locked database)
 const UNAVAILABLE_SQLSTATES = /^(08...|57P0[123]|53300|57014)$/;
 // pg's own: a connection that dropped, a pool that could not hand one out in time, a server that stopped
-// answering a statement (the read timeout of callback-query-client.ts, with pg's message)
-const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i;
+// answering a statement (the read timeout of callback-query-client.ts, with pg's message); and an operation
+// that waited as long as for a connection for its turn to execute (limits/operations-at-once.ts)
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|No turn to execute within/i;
 
 export const RETRY_AFTER_SECONDS = 5;
 

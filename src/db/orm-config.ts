@@ -54,9 +54,10 @@ class StatementReportingLogger extends DefaultLogger {
 }
 
 export const DEFAULT_TIMEOUTS: Omit<DatabaseTimeouts, 'poolMax'> = { connectTimeoutMs: 3000, statementTimeoutMs: 10_000 };
+export const DEFAULT_POOL_MAX = 10;
 
 export function createOrmConfig({
-  clientUrl, debug = false, poolMax = 10, onQuery, timeouts = DEFAULT_TIMEOUTS, onPoolCreated, startupStatementTimeout = true, onStatement,
+  clientUrl, debug = false, poolMax = DEFAULT_POOL_MAX, onQuery, timeouts = DEFAULT_TIMEOUTS, onPoolCreated, startupStatementTimeout = true, onStatement,
 }: OrmConfigOptions): Options<TenantSafeEntityManager> {
   return defineConfig({
     entityManager: TenantSafeEntityManager,

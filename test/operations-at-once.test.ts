@@ -1,0 +1,111 @@
+// Operations execute at most `limit` at once (limits/operations-at-once.ts): the others wait their turn, first
+// come first served, and one that waits longer than `waitMs` is answered 503 with Retry-After on either door,
+// as a wait for a pooled connection is. Open subscription streams hold no turn. Real PostgreSQL: a lock held
+// by another session keeps the running operations in the database, where pg_stat_activity shows them.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACME, importFixture, issueKey, newCipher } from './support/fixtures.ts';
+import { subscribe, type EventStream } from './support/event-stream.ts';
+import { startLiveService, type LiveService } from './support/live-data.ts';
+import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
+
+const LIMIT = 2;
+const WAIT_MS = 400;
+const PAGE = '{ deployments(limit: 5) { resources { uuid name status sourceConfig { repoUrl resourceSpec { cpu memoryMb } } } } }';
+
+let db: TestDatabase;
+let service: LiveService;
+let key: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const cipher = newCipher();
+  await importFixture(db.orm.em.fork(), cipher);
+  key = await issueKey(db.orm.em, [ACME]);
+  service = await startLiveService(db, cipher, { options: { operationsAtOnce: { limit: LIMIT, waitMs: WAIT_MS } } });
+});
+afterAll(async () => {
+  await service?.close();
+  await db?.drop();
+});
+
+const rest = (path: string) => fetch(`${service.app.url}${path}`, { headers: { 'x-api-key': key } });
+const graphql = (query: string) => service.app.graphql(query, { 'x-api-key': key });
+
+/** Backends of this database waiting for a lock: the operations the lock holds in PostgreSQL. */
+async function waitingOnLock(observer: pg.Client): Promise<number> {
+  const { rows } = await observer.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+  return rows[0].n;
+}
+
+async function until(condition: () => Promise<boolean>, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('operations at once', () => {
+  it('serves many concurrent requests of both doors with the answers each gets alone', async () => {
+    const alone = { rest: await (await rest('/v2/deployments?limit=5')).json(), graphql: (await graphql(PAGE)).body };
+    const together = await Promise.all(Array.from({ length: 12 }, async (_, i) => (i % 2
+      ? { door: 'rest' as const, body: await (await rest('/v2/deployments?limit=5')).json() }
+      : { door: 'graphql' as const, body: (await graphql(PAGE)).body })));
+    for (const { door, body } of together) expect(body).toEqual(alone[door]);
+  });
+
+  it('runs at most the limit in the database; another waits, then gets 503 with Retry-After on either door', async () => {
+    const locker = new pg.Client({ connectionString: db.url });
+    const observer = new pg.Client({ connectionString: db.url });
+    await Promise.all([locker.connect(), observer.connect()]);
+    try {
+      await locker.query('begin');
+      await locker.query('lock table deployment in access exclusive mode');
+      // The limit's worth of pages, held by the lock.
+      const held = [rest('/v2/deployments?limit=5'), graphql(PAGE)];
+      await until(async () => (await waitingOnLock(observer)) === LIMIT);
+
+      const started = Date.now();
+      const [restWaiting, graphqlWaiting] = await Promise.all([rest('/v2/deployments?limit=5'), graphql(PAGE)]);
+      const waited = Date.now() - started;
+      expect(restWaiting.status).toBe(503);
+      expect(restWaiting.headers.get('retry-after')).toBe('5');
+      expect(await restWaiting.json()).toEqual({ detail: 'Service Unavailable: the database cannot be reached, retry shortly' });
+      expect(graphqlWaiting.status).toBe(503);
+      expect(graphqlWaiting.body.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
+      // They waited their turn (not the lock: that is held until the statement timeout, 10 s), and never
+      // reached the database.
+      expect(waited).toBeGreaterThanOrEqual(WAIT_MS - 50);
+      expect(waited).toBeLessThan(WAIT_MS + 3000);
+      expect(await waitingOnLock(observer)).toBe(LIMIT);
+
+      await locker.query('rollback');
+      const [heldRest, heldGraphql] = await Promise.all(held);
+      expect(heldRest.status).toBe(200);
+      expect(heldGraphql.status).toBe(200);
+    } finally {
+      await locker.query('rollback').catch(() => {});
+      await Promise.all([locker.end(), observer.end()]);
+    }
+    expect((await rest('/v2/deployments?limit=5')).status).toBe(200);
+  });
+
+  it('gives a turn to each waiting operation in order as the running ones finish', async () => {
+    const answers = await Promise.all(Array.from({ length: LIMIT * 4 }, () => rest('/v2/deployments?limit=5')));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(LIMIT * 4).fill(200));
+  });
+
+  it('holds no turn for an open subscription stream', async () => {
+    const streams: EventStream[] = [];
+    try {
+      for (let i = 0; i <= LIMIT; i++) streams.push(await subscribe(service.app.url, key, 'subscription { deploymentUpdated { deploymentId } }'));
+      expect(streams.map((stream) => stream.status)).toEqual(Array(LIMIT + 1).fill(200));
+      const page = await graphql(PAGE);
+      expect(page.status).toBe(200);
+      expect(page.body.data.deployments.resources.length).toBeGreaterThan(0);
+    } finally {
+      streams.forEach((stream) => stream.close());
+    }
+  });
+});
