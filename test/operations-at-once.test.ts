@@ -63,7 +63,7 @@ describe('operations at once', () => {
       await locker.query('begin');
       await locker.query('lock table deployment in access exclusive mode');
       // The limit's worth of pages, held by the lock.
-      const held = [rest('/v2/deployments?limit=5'), graphql(PAGE)];
+      const held = [rest('/v2/deployments?limit=5'), graphql(PAGE)] as const;
       await until(async () => (await waitingOnLock(observer)) === LIMIT);
 
       const started = Date.now();
