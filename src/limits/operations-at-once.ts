@@ -1,9 +1,9 @@
 // How many GraphQL operations (of either door) execute at once in this process; the others wait their turn,
 // first come first served. Without it, under many concurrent clients, a page's second statement (its secrets,
 // its relations) queued in the pool behind the first statements of every request that arrived meanwhile, and
-// each waiting page kept its rows alive: at 64 connections the REST page of 100 cost 11.4 ms of CPU instead of
-// 7.2, most of it garbage collection of the pages in waiting (docs/performance.md#operations-at-once). With
-// as many operations at once as the pool has connections, a page that has started finishes first.
+// each waiting page kept its rows alive: at 64 connections the REST page of 100 cost 11.4 ms of CPU against 7.2
+// at 8, 10.0 with this (docs/performance.md#operations-at-once). With as many operations at once as the pool
+// has connections, a page that has started finishes first.
 //
 // A wait has the same bound as a wait for a free connection in the pool (DB_CONNECT_TIMEOUT_MS): past it the
 // operation is answered as the pool's timeout is, 503 with Retry-After.
@@ -33,11 +33,6 @@ export class OperationsAtOnce {
     if (!(limit >= 1)) throw new Error(`operations at once must be at least 1, not ${limit}`);
     this.#limit = limit;
     this.#waitMs = waitMs;
-  }
-
-  /** Operations executing now, and waiting for their turn. */
-  get counts() {
-    return { running: this.#running, waiting: this.#waiting.size };
   }
 
   /** Runs `operation` in its turn; rejects with OperationWaitTimeoutError if the turn does not come in time. */
