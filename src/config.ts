@@ -258,6 +258,8 @@ export function parseSecretsKey(raw: string, name = 'SECRETS_KEY'): Buffer {
 export const MAX_WORKERS = 256;
 /** The embedded PostgreSQL's max_connections (embedded-postgres.ts), less a few for the tools and psql. */
 const EMBEDDED_CONNECTIONS = 190;
+/** DB_POOL_MAX when not set; also the pool of an ORM configured without one (db/orm-config.ts). */
+export const DEFAULT_POOL_MAX = 10;
 
 /** `auto`: one worker per core the process may use. */
 function parseWorkers(env: Env, name: string): number {
@@ -302,7 +304,7 @@ export function loadConfig(env: Env = process.env): Config {
   // Checked even when COMPRESSION is off, so that turning it on later cannot reveal a bad value.
   const compressionMinBytes = parseInteger(env, 'COMPRESSION_MIN_BYTES', 1024, 0, 100 * 1024 * 1024);
   const trustedDocuments = parseTrustedDocuments(env);
-  const poolMax = parseInteger(env, 'DB_POOL_MAX', 10, 1, 1000);
+  const poolMax = parseInteger(env, 'DB_POOL_MAX', DEFAULT_POOL_MAX, 1, 1000);
   const workers = parseWorkers(env, 'WORKERS');
   if (databaseUrl === undefined) checkEmbeddedConnections(env, workers, poolMax);
   return {

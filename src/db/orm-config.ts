@@ -3,7 +3,7 @@ import { DefaultLogger, defineConfig, type LogContext, type LoggerOptions, type 
 import type pg from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
-import { PROJECT_ROOT, type DatabaseTimeouts } from '../config.ts';
+import { DEFAULT_POOL_MAX, PROJECT_ROOT, type DatabaseTimeouts } from '../config.ts';
 import { CallbackQueryClient } from './callback-query-client.ts';
 import { entities } from './entities.ts';
 import { TenantSafeEntityManager } from './tenant-safe-entity-manager.ts';
@@ -54,7 +54,6 @@ class StatementReportingLogger extends DefaultLogger {
 }
 
 export const DEFAULT_TIMEOUTS: Omit<DatabaseTimeouts, 'poolMax'> = { connectTimeoutMs: 3000, statementTimeoutMs: 10_000 };
-export const DEFAULT_POOL_MAX = 10;
 
 export function createOrmConfig({
   clientUrl, debug = false, poolMax = DEFAULT_POOL_MAX, onQuery, timeouts = DEFAULT_TIMEOUTS, onPoolCreated, startupStatementTimeout = true, onStatement,
