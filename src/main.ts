@@ -20,7 +20,7 @@ import { ApiKeyCache } from './modules/tenancy/api-key-cache.ts';
 import { REVOCATION_CHANNEL } from './modules/tenancy/api-key-revocations.ts';
 import { DEPLOYMENT_CHANGE_CHANNEL } from './modules/deployments/live/change-notifications.ts';
 import { DatabaseNotifications } from './db/database-notifications.ts';
-import { createLogger, type Logger } from './observability/logger.ts';
+import { batchedStdout, createLogger, type Logger } from './observability/logger.ts';
 import { startTracing, statementSpans, type Tracing } from './observability/tracing.ts';
 import { Metrics } from './observability/metrics.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
@@ -107,7 +107,8 @@ async function main(): Promise<void> {
   if (config.workers > 1 && cluster.isPrimary) return runPrimary(config);
   // A cluster worker: the database the primary opened (and migrated, and checked the secrets key against).
   const primary = await PrimaryLink.join();
-  const logger = primary ? createLogger(config.logLevel).child({ worker: primary.brief.slot }) : createLogger(config.logLevel);
+  const serviceLogger = createLogger(config.logLevel, batchedStdout());
+  const logger = primary ? serviceLogger.child({ worker: primary.brief.slot }) : serviceLogger;
   // A signal during start-up (the embedded PostgreSQL runs detached, so it must not be left behind): noted,
   // and acted on as soon as there is something to stop in order. A second one quits at once (the next start
   // stops a PostgreSQL left behind).

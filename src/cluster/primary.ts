@@ -8,7 +8,7 @@ import type { Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { ensureDemoData, type DemoKey } from '../demo/demo-data.ts';
 import { openSecretsKeys } from '../modules/secrets/secrets-key.ts';
-import { createLogger, type Logger } from '../observability/logger.ts';
+import { batchedStdout, createLogger, type Logger } from '../observability/logger.ts';
 import { ClusterMetrics } from './cluster-metrics.ts';
 import { WorkerPool } from './worker-pool.ts';
 
@@ -39,7 +39,7 @@ function finish(logger: Logger, code: number): never {
 }
 
 export async function runPrimary(config: Config): Promise<void> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, batchedStdout());
   // As in a single process: a signal during start-up is acted on once there is something to stop in order; a
   // second one quits at once (and takes the workers with it).
   let pool: WorkerPool | undefined;
