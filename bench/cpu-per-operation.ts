@@ -39,7 +39,7 @@ const orm = await MikroORM.init(createOrmConfig({ clientUrl, poolMax: 2 }));
 async function run(document: unknown) {
   const em = scopeToTenant(orm.em, tenant);
   const contextValue = {
-    principal: { apiKeyId: 'bench', tenantId: tenant, mayReadSecrets: false }, em, loaders: new RequestLoaders(em, null),
+    principal: { apiKeyId: 'bench', tenantId: tenant, mayReadSecrets: false }, em: () => em, loaders: new RequestLoaders(() => em, null),
     cipher: undefined, reportUnreadableSecret: () => {},
   };
   const result = await execute({ schema, document, contextValue });

@@ -120,7 +120,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
-    context: (initial) => createGraphQLContext(initial, contextServices),
+    context: ({ request }) => createGraphQLContext(request, contextServices),
     graphiql: graphiql ? graphiqlOptions(options.demoApiKey) : false,
     // Served from this service, never a CDN: the page works offline (graphiql-page.ts).
     renderGraphiQL: renderGraphiqlPage,

@@ -33,8 +33,11 @@ export interface AppServices {
 
 export interface GraphQLContext {
   principal: Principal;
-  /** The request's reads: on a replica in rotation (`replica` names it), or on the primary. */
-  em: TenantSafeEntityManager;
+  /**
+   * The request's reads: on a replica in rotation (`replica` names it), or on the primary. The same
+   * EntityManager at every call, made at the first.
+   */
+  em: () => TenantSafeEntityManager;
   loaders: RequestLoaders;
   replica: string | undefined;
   /** The same tenant's view of the primary: live updates load changes there, and a failed replica's reads rerun there. */
@@ -45,40 +48,20 @@ export interface GraphQLContext {
   deploymentChanges: DeploymentChangeFeed | undefined;
 }
 
-/**
- * The request's context, built on Yoga's initial context object (`initial`). Yoga merges what this returns into
- * that object with Object.assign, which would read a getter, so the lazy `em` and `loaders` are defined on the
- * object itself: the EntityManager fork (a copy of the ORM's filters and configuration, about 20 µs) and the
- * loaders are made when a resolver first reads them. `{ __typename }`, introspection and documents refused before
- * execution make neither. Each is still one per request, and the replica fallback may replace both.
- */
-export async function createGraphQLContext(initial: { request: Request }, services: AppServices): Promise<GraphQLContext> {
-  const { request } = initial;
+export async function createGraphQLContext(request: Request, services: AppServices): Promise<GraphQLContext> {
   const principal = authenticatedRequests.get(request) ?? await authenticateWithinLimits(request, services);
   const { orm, replica } = services.replicas?.pick() ?? { orm: services.orm, replica: undefined };
-  let em: TenantSafeEntityManager | undefined;
-  let loaders: RequestLoaders | undefined;
-  Object.defineProperties(initial, {
-    em: {
-      get: () => (em ??= scopeToTenant(orm.em, principal.tenantId)),
-      set: (value: TenantSafeEntityManager) => { em = value; },
-      enumerable: true, configurable: true,
-    },
-    loaders: {
-      get: () => (loaders ??= new RequestLoaders((initial as unknown as GraphQLContext).em, principal.mayReadSecrets ? services.cipher : null)),
-      set: (value: RequestLoaders) => { loaders = value; },
-      enumerable: true, configurable: true,
-    },
-  });
-  const merged: Omit<GraphQLContext, 'em' | 'loaders'> = {
-    principal, replica,
+  // Forked on first use: `{ __typename }`, introspection and documents refused before execution read nothing,
+  // and a fork (a copy of the ORM's filters and configuration) cost them about 20 µs.
+  let scoped: TenantSafeEntityManager | undefined;
+  const em = () => (scoped ??= scopeToTenant(orm.em, principal.tenantId));
+  return {
+    principal, em, loaders: new RequestLoaders(em, principal.mayReadSecrets ? services.cipher : null), replica,
     primaryEm: () => scopeToTenant(services.orm.em, principal.tenantId),
     cipher: services.cipher,
     reportUnreadableSecret: services.reportUnreadableSecret ?? (() => {}),
     deploymentChanges: services.deploymentChanges,
   };
-  // Without `em` and `loaders`: they are on `initial`, into which Yoga merges this.
-  return merged as GraphQLContext;
 }
 
 /**

@@ -19,7 +19,7 @@ export async function loadNodes<T>(loader: DataLoader<string, T | null>, ids: re
 }
 
 export class RequestLoaders {
-  readonly #em: TenantSafeEntityManager;
+  readonly #em: () => TenantSafeEntityManager;
   readonly #revealWith: SecretCipher | null;
   readonly #together: LoadTogether;
   // Each domain's loaders are made on first use: most requests (a listing's own columns, `{ __typename }`)
@@ -30,29 +30,29 @@ export class RequestLoaders {
   #integrations?: IntegrationLoaders;
 
   /**
-   * `revealWith`: the cipher, for a caller that may see secret values (null: values are neither read nor
+   * `em`: the request's EntityManager, asked for when a domain's loaders are first used. `revealWith`: the cipher, for a caller that may see secret values (null: values are neither read nor
    * decrypted). `together`: what the events of a subscription chunk will ask for one at a time (see
    * load-together.ts); nothing for a request.
    */
-  constructor(em: TenantSafeEntityManager, revealWith: SecretCipher | null, together: LoadTogether = NOTHING_TOGETHER) {
+  constructor(em: () => TenantSafeEntityManager, revealWith: SecretCipher | null, together: LoadTogether = NOTHING_TOGETHER) {
     this.#em = em;
     this.#revealWith = revealWith;
     this.#together = together;
   }
 
   get deployments(): DeploymentLoaders {
-    return (this.#deployments ??= new DeploymentLoaders(this.#em, this.#revealWith, this.#together));
+    return (this.#deployments ??= new DeploymentLoaders(this.#em(), this.#revealWith, this.#together));
   }
 
   get revisions(): RevisionLoaders {
-    return (this.#revisions ??= new RevisionLoaders(this.#em, this.#together));
+    return (this.#revisions ??= new RevisionLoaders(this.#em(), this.#together));
   }
 
   get tags(): TagLoaders {
-    return (this.#tags ??= new TagLoaders(this.#em, this.#together));
+    return (this.#tags ??= new TagLoaders(this.#em(), this.#together));
   }
 
   get integrations(): IntegrationLoaders {
-    return (this.#integrations ??= new IntegrationLoaders(this.#em, this.#together));
+    return (this.#integrations ??= new IntegrationLoaders(this.#em(), this.#together));
   }
 }

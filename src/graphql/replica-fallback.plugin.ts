@@ -21,7 +21,8 @@ export function useReplicaFallback(replicas: ReadReplicas): Plugin<GraphQLContex
         if (ctx.replica === undefined || !failedOnDatabase(result)) return result;
         replicas.markUnreachable(ctx.replica);
         ctx.replica = undefined;
-        ctx.em = ctx.primaryEm();
+        const primary = ctx.primaryEm();
+        ctx.em = () => primary;
         ctx.loaders = new RequestLoaders(ctx.em, ctx.principal.mayReadSecrets ? ctx.cipher : null);
         return executeFn(args);
       });

@@ -36,7 +36,7 @@ builder.queryField('deployments', (t) =>
       checkOffsetPage(limit, offset);
       const where = await resolveDeploymentFilter(filter, ctx);
       if (where === MATCHES_NOTHING) return { resources: [], offset, hasNextPage: false, countTotal: async () => 0 };
-      const repository = ctx.em.getRepository(DeploymentSchema);
+      const repository = ctx.em().getRepository(DeploymentSchema);
       // Only the columns the selected fields of `resources` read (all of them for REST's full record).
       const { deployments, more } = await repository.findPage(where, limit, offset, selectedColumns(info, ['resources']));
       return { resources: deployments, offset: offset + deployments.length, hasNextPage: more, countTotal: () => repository.countMatching(where) };
@@ -63,7 +63,7 @@ async function deploymentConnection(
 ) {
   const slice = connectionSlice(args, deploymentCursors.decode);
   if (where === MATCHES_NOTHING) return EMPTY_CONNECTION;
-  const repository = ctx.em.getRepository(DeploymentSchema);
+  const repository = ctx.em().getRepository(DeploymentSchema);
   const { deployments, more } = await repository.findSlice(where, slice.range, slice.from, slice.count, columns);
   // The far side of the slice is read only when a cursor bounds it there (otherwise the slice starts the list).
   const beyondFarSide = slice.farCursor ? await repository.existsFrom(where, slice.farCursor, slice.from === 'end' ? 'after' : 'before') : false;

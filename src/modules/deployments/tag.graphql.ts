@@ -42,5 +42,5 @@ builder.queryField('tagKeys', (t) =>
   t.field({
     type: [TagKeyRef],
     description: 'Every tag key of the tenant, alphabetically, with their values: the choices for the `tagValueIds` filter.',
-    resolve: (_root, _args, ctx) => ctx.em.getRepository(TagKeySchema).listRows(),
+    resolve: (_root, _args, ctx) => ctx.em().getRepository(TagKeySchema).listRows(),
   }));

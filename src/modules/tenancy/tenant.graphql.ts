@@ -4,7 +4,7 @@ import type { GraphQLContext } from '../../graphql/context.ts';
 
 // Only the caller's own tenant is ever loadable, as `tenant` or through `node(id:)`.
 function loadCurrentTenant(id: string, ctx: GraphQLContext): Promise<Tenant | null> {
-  return id === ctx.principal.tenantId ? ctx.em.findOne(TenantSchema, { id }) : Promise.resolve(null);
+  return id === ctx.principal.tenantId ? ctx.em().findOne(TenantSchema, { id }) : Promise.resolve(null);
 }
 
 export const TenantRef = builder.node(builder.objectRef<Tenant>('Tenant'), {

@@ -43,8 +43,8 @@ export function changeLoader(ctx: GraphQLContext, { where, ids, columns }: Subsc
     const em = scopeToTenant(subscribedWith, principal.tenantId);
     const changed = changes.filter(([, kind]) => kind !== 'deleted').map(([deploymentId]) => deploymentId);
     const rows = where === MATCHES_NOTHING ? [] : await em.getRepository(DeploymentSchema).findMatchingRows(where, changed, columns);
-    ctx.em = em;
-    ctx.loaders = new RequestLoaders(em, principal.mayReadSecrets ? ctx.cipher : null, togetherWith(rows));
+    ctx.em = () => em;
+    ctx.loaders = new RequestLoaders(ctx.em, principal.mayReadSecrets ? ctx.cipher : null, togetherWith(rows));
     const byId = new Map(rows.map((row) => [row.id, row]));
     return changes.flatMap(([deploymentId, kind]): DeploymentChange[] => {
       if (kind === 'deleted') return hearsDeletionOf(deploymentId) ? [{ kind, deploymentId, deployment: null }] : [];
