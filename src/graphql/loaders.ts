@@ -30,9 +30,10 @@ export class RequestLoaders {
   #integrations?: IntegrationLoaders;
 
   /**
-   * `em`: the request's EntityManager, asked for when a domain's loaders are first used. `revealWith`: the cipher, for a caller that may see secret values (null: values are neither read nor
-   * decrypted). `together`: what the events of a subscription chunk will ask for one at a time (see
-   * load-together.ts); nothing for a request.
+   * `em`: the request's EntityManager, asked for when a domain's loaders are first used. `revealWith`: the
+   * cipher, for a caller that may see secret values (null: values are neither read nor decrypted). `together`:
+   * what the events of a subscription chunk will ask for one at a time (see load-together.ts); nothing for a
+   * request.
    */
   constructor(em: () => TenantSafeEntityManager, revealWith: SecretCipher | null, together: LoadTogether = NOTHING_TOGETHER) {
     this.#em = em;
