@@ -7,17 +7,16 @@
 // ceilings at each connection count. Then the workers table: the full page on the service as started above (one
 // worker) and on a second one with WORKERS=auto (--workers; '' skips it), interleaved the same way. Prints the
 // tables and writes them as JSON to bench/results/.
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { loadConfig, PROJECT_ROOT } from '../src/config.ts';
 import { secretsKeyFile } from '../src/modules/secrets/secrets-key.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { benchEnvironment } from './bench-environment.ts';
 import { benchIds, tenantId } from './dataset.ts';
-import { issueBenchKeys, keyFor, machineDescription, PRODUCTION_SERVICE_ENV, rssOf, serviceCpuSeconds, type BenchKeys } from './harness.ts';
+import { issueBenchKeys, machineDescription, PRODUCTION_SERVICE_ENV, type BenchKeys } from './harness.ts';
+import { load as loadScenario, median, startProcess, type LoadSample } from './service-load.ts';
 import { scenarios, type Scenario } from './scenarios.ts';
 import { countStatements, type RequestCost } from './statement-count.ts';
 import { rawRequest } from '../test/support/raw-http.ts';
@@ -44,41 +43,10 @@ const env = { ...process.env, ...benchEnvironment() };
 Object.assign(process.env, benchEnvironment());
 const config = loadConfig();
 
-function startProcess(args: string[], extraEnv: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-  // Read all along (a full pipe would block the service's logging); only the start is kept, for the ready
-  // line and for a failure message.
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      if (output.length < 20_000) output += chunk.toString();
-      const match = ready.exec(output);
-      if (match) resolve({ child, match });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${output}`)));
-  });
-}
-
-async function load(scenario: Scenario, baseUrl: string, keys: BenchKeys, seconds: number, pid: number, concurrent = connections, failures: 'throw' | 'count' = 'throw') {
-  let rss = rssOf(pid);
-  const cpuBefore = serviceCpuSeconds(pid);
-  const sampler = setInterval(() => { rss = Math.max(rss, rssOf(pid)); }, 200);
-  const result = await autocannon({
-    url: `${baseUrl}${scenario.path}`, method: scenario.method, body: scenario.body, connections: concurrent, duration: seconds,
-    headers: { 'x-api-key': keyFor(scenario, keys), 'content-type': 'application/json', accept: 'application/json', ...scenario.headers },
-  });
-  clearInterval(sampler);
-  const failed = result.non2xx + result.errors + result.timeouts;
-  if (failed > 0 && failures === 'throw') throw new Error(`${scenario.name}: ${failed} failed requests of ${result.requests.total}`);
-  // The service's CPU per request (with its workers, if any): what each request costs, however busy the machine.
-  const cpuMsPerRequest = ((serviceCpuSeconds(pid) - cpuBefore) * 1000) / result.requests.total;
-  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, rss, failed, cpuMsPerRequest };
-}
-
-type Sample = Awaited<ReturnType<typeof load>>;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const start = (args: string[], extraEnv: Record<string, string>, ready: RegExp) => startProcess(args, { ...env, ...extraEnv }, ready);
+const load = (scenario: Scenario, baseUrl: string, keys: BenchKeys, seconds: number, pid: number, concurrent = connections, failures: 'throw' | 'count' = 'throw') =>
+  loadScenario(scenario, baseUrl, keys, seconds, pid, concurrent, failures);
+type Sample = LoadSample;
 
 // 1. Dataset present? A key for the big tenant (without the secrets scope: values are masked, as for most
 //    legacy clients); statement counts per scenario, in-process, through the same app.
@@ -100,14 +68,14 @@ let costs: Map<string, RequestCost>;
 }
 
 // 2. The service as production runs it, and the ceiling beside it.
-const service = await startProcess(['src/main.ts'], { ...PRODUCTION_SERVICE_ENV, WORKERS: '1' }, /GraphQL ready at (http:\/\/\S+)\/graphql/);
+const service = await start(['src/main.ts'], { ...PRODUCTION_SERVICE_ENV, WORKERS: '1' }, /GraphQL ready at (http:\/\/\S+)\/graphql/);
 const serviceUrl = service.match[1]!.replace('localhost', '127.0.0.1');
 const joined = await openDatabase(config, { migrate: false, whenRunning: 'join' });
-const ceiling = await startProcess(['bench/ceiling.ts', joined.clientUrl, tenantId(0)], {}, /listening (\d+)/);
+const ceiling = await start(['bench/ceiling.ts', joined.clientUrl, tenantId(0)], {}, /listening (\d+)/);
 const ceilingUrl = `http://127.0.0.1:${ceiling.match[1]}`;
 // The same service with several workers, on the same database (which the first one may own: it joins by URL).
 const compared = options.workers ? list.filter((s) => s.workers) : [];
-const manyWorkers = compared.length ? await startProcess(['src/main.ts'], {
+const manyWorkers = compared.length ? await start(['src/main.ts'], {
   ...PRODUCTION_SERVICE_ENV, WORKERS: options.workers, DATABASE_URL: joined.clientUrl,
   SECRETS_KEY: config.secretsKey?.toString('base64') ?? fs.readFileSync(secretsKeyFile(config), 'utf8').trim(),
 }, /GraphQL ready at (http:\/\/\S+)\/graphql \(database: [^,)]+(?:, (\d+) workers)?\)/) : undefined;
