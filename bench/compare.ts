@@ -4,7 +4,8 @@
 // alternated round after round (the order swapped every round), each build's service started afresh each round.
 // On a shared machine req/s follows the machine's minute more than the build; CPU per request much less, so it
 // is what this compares. The other build runs from a git worktree (removed afterwards) with this checkout's
-// node_modules: a build whose dependencies differ is not compared faithfully.
+// node_modules, on the database as this checkout migrates it: a build whose dependencies or migrations differ is
+// not compared faithfully.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
