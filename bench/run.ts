@@ -46,7 +46,6 @@ const config = loadConfig();
 const start = (args: string[], extraEnv: Record<string, string>, ready: RegExp) => startProcess(args, { ...env, ...extraEnv }, ready);
 const load = (scenario: Scenario, baseUrl: string, keys: BenchKeys, seconds: number, pid: number, concurrent = connections, failures: 'throw' | 'count' = 'throw') =>
   loadScenario(scenario, baseUrl, keys, seconds, pid, concurrent, failures);
-type Sample = LoadSample;
 
 // 1. Dataset present? A key for the big tenant (without the secrets scope: values are masked, as for most
 //    legacy clients); statement counts per scenario, in-process, through the same app.
@@ -103,7 +102,7 @@ try {
   for (const scenario of manyWorkers ? compared : []) {
     await load(scenario, manyWorkersUrl!, keys, (2 + rounds * duration) * manyWorkersCount, manyWorkers!.child.pid!);
   }
-  const samples = new Map(list.map((s) => [s.name, [] as Awaited<ReturnType<typeof load>>[]]));
+  const samples = new Map(list.map((s) => [s.name, [] as LoadSample[]]));
   for (let round = 0; round < rounds; round++) {
     // Rotate the order each round so no scenario always runs first or last.
     const order = list.map((_, i) => list[(i + round) % list.length]!);
@@ -127,7 +126,7 @@ try {
 
   // Connection scaling: interleaved as above, at each connection count; failures are counted, not fatal.
   const scaled = list.filter((s) => s.scaling);
-  const scalingSamples = new Map(scaled.flatMap((s) => scalingConnections.map((c) => [`${s.name}@${c}`, [] as Awaited<ReturnType<typeof load>>[]])));
+  const scalingSamples = new Map(scaled.flatMap((s) => scalingConnections.map((c) => [`${s.name}@${c}`, [] as LoadSample[]])));
   for (let round = 0; round < rounds; round++) {
     for (const concurrent of scalingConnections) {
       for (const scenario of scaled) {
@@ -149,7 +148,7 @@ try {
   }));
 
   // Workers: one worker and several, interleaved as above.
-  const workersSamples = new Map(compared.map((s) => [s.name, { one: [] as Sample[], many: [] as Sample[] }]));
+  const workersSamples = new Map(compared.map((s) => [s.name, { one: [] as LoadSample[], many: [] as LoadSample[] }]));
   for (let round = 0; round < rounds && manyWorkers; round++) {
     for (const scenario of compared) {
       const samples = workersSamples.get(scenario.name)!;
@@ -161,7 +160,7 @@ try {
       process.stdout.write(`\rworkers round ${round + 1}/${rounds}: ${scenario.name.padEnd(50)}`);
     }
   }
-  const summary = (runs: Sample[]) => ({
+  const summary = (runs: LoadSample[]) => ({
     requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)), p99Ms: median(runs.map((r) => r.p99)),
     cpuMsPerRequest: median(runs.map((r) => r.cpuMsPerRequest)), failed: runs.reduce((sum, r) => sum + r.failed, 0),
   });
