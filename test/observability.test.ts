@@ -1,9 +1,10 @@
 // What an operator sees: one JSON log line per request with its request id (the caller's, or a new one, and
 // echoed back), no API key or secret value anywhere in the logs, Prometheus metrics per route and operation,
 // and the liveness and readiness probes.
+import net from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/observability/logger.ts';
+import { accessLog, createLogger } from '../src/observability/logger.ts';
 import { Metrics } from '../src/observability/metrics.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
 import { ACME, importFixture, issueKey, newCipher } from './support/fixtures.ts';
@@ -31,6 +32,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
+const ACCESS_LINE_ORDER = ['requestId', 'method', 'path', 'route', 'status', 'durationMs', 'operation', 'documentId', 'tenantId', 'aborted'];
 const logged = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 const requestLine = (requestId: string) => logged().find((entry) => entry.msg === 'request' && entry.requestId === requestId);
 
@@ -65,6 +67,40 @@ describe('request ids and access log', () => {
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
       expect(await waitForLine(id)).toMatchObject({ route: '/graphql', operation: 'TenantName', status: 200 });
     }
+  });
+
+  it('writes each access line exactly as pino writes a line of the same fields (log pipelines parse either)', async () => {
+    // A GraphQL operation (operation and tenant), a REST path with characters JSON escapes, and a request whose
+    // client went away before its body arrived (aborted).
+    await app.graphql('query TenantName { tenant { name } }', { 'x-api-key': key, 'x-request-id': 'like-pino-1' });
+    await fetch(`${app.url}/v2/deployments?limit=1&name_contains=back\\slash`, { headers: { 'x-api-key': key, 'x-request-id': 'like-pino-2' } });
+    const socket = net.connect(Number(new URL(app.url).port), '127.0.0.1');
+    socket.write('POST /graphql HTTP/1.1\r\nhost: x\r\nx-request-id: like-pino-3\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"query"');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.destroy();
+    for (const id of ['like-pino-1', 'like-pino-2', 'like-pino-3']) {
+      const line = (await waitForLog(() => lines.find((text) => text.includes(`"requestId":"${id}"`))))!;
+      const { level, time, msg, ...fields } = JSON.parse(line) as Record<string, unknown>;
+      expect([level, msg]).toEqual(['info', 'request']);
+      // In the order the line has always had them (pino writes an object's keys in its order).
+      const ordered = Object.fromEntries(ACCESS_LINE_ORDER.filter((name) => name in fields).map((name) => [name, fields[name]]));
+      expect(Object.keys(ordered)).toEqual(Object.keys(fields)); // nothing else in it
+      const written: string[] = [];
+      createLogger('info', new Writable({ write(chunk, _encoding, done) { written.push(chunk.toString()); done(); } })).info(ordered, msg as string);
+      expect(`${line}\n`).toBe(written[0]!.replace(/"time":"[^"]*"/, `"time":"${time as string}"`));
+    }
+    expect(JSON.parse(lines.find((text) => text.includes('like-pino-3'))!)).toMatchObject({ aborted: true, route: 'unmatched' });
+    // A worker's logger carries its number (WORKERS above 1): so does its access line.
+    const ours: string[] = [];
+    const pinos: string[] = [];
+    const into = (written: string[]) => new Writable({ write(chunk, _encoding, done) { written.push(chunk.toString()); done(); } });
+    const fields = { requestId: 'r', method: 'GET', path: '/v2/deployments', route: '/v2/deployments', status: 200, durationMs: 1.5 };
+    accessLog(createLogger('info', into(ours)).child({ worker: 2 }))(fields);
+    createLogger('info', into(pinos)).child({ worker: 2 }).info(fields, 'request');
+    const withoutTime = (text: string) => text.replace(/"time":"[^"]*"/, '');
+    expect(withoutTime(ours[0]!)).toBe(withoutTime(pinos[0]!));
+    expect(JSON.parse(ours[0]!)).toMatchObject({ worker: 2 });
+    expect(JSON.parse(lines.find((text) => text.includes('like-pino-2'))!)).toMatchObject({ path: '/v2/deployments?limit=1&name_contains=back\\slash' });
   });
 
   it('logs failed requests with their status, and every line is one JSON object', async () => {

@@ -3,7 +3,7 @@
 // them, counts the request as in flight (graceful shutdown waits on that), and, once the response is done,
 // writes the access log line and the HTTP metrics.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { accessLogger, type Logger } from '../observability/logger.ts';
+import { accessLog, type Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { requestIdFrom, runInRequestScope, type RequestScope } from '../observability/request-scope.ts';
 import type { InFlightRequests } from './in-flight-requests.ts';
@@ -84,7 +84,7 @@ function loggablePath(url: string | undefined): string | undefined {
 
 export function createRequestHandler(options: RequestHandlerOptions): NodeListener {
   const { yoga, logger, metrics, maxBodyBytes, graphqlEndpoint, inFlight, tracing, plainGraphQL } = options;
-  const accessLog = accessLogger(logger);
+  const logRequest = accessLog(logger);
   return (req, res) => {
     const scope: RequestScope = { requestId: requestIdFrom(req.headers['x-request-id']), clientAddress: req.socket.remoteAddress };
     const started = performance.now();
@@ -108,11 +108,11 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
       metrics.httpRequests.inc({ route, method, status: String(res.statusCode) });
       if (res.statusCode === 429) metrics.rateLimited.inc();
       metrics.httpDuration.observe({ route, method }, seconds);
-      accessLog.info({
+      logRequest({
         requestId: scope.requestId, method, path: loggablePath(req.url), route, status: res.statusCode,
         durationMs: Math.round(seconds * 10_000) / 10, operation: scope.operation, documentId: scope.documentId, tenantId: scope.tenantId,
-        ...(!res.writableFinished && { aborted: true }),
-      }, 'request');
+        aborted: !res.writableFinished,
+      });
     };
     res.once('finish', finish);
     res.once('close', finish);
