@@ -32,6 +32,8 @@ afterAll(async () => {
   await db?.drop();
 });
 
+/** A log destination that keeps what is written to it. */
+const into = (written: string[]) => new Writable({ write(chunk, _encoding, done) { written.push(chunk.toString()); done(); } });
 const ACCESS_LINE_ORDER = ['requestId', 'method', 'path', 'route', 'status', 'durationMs', 'operation', 'documentId', 'tenantId', 'aborted'];
 const logged = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 const requestLine = (requestId: string) => logged().find((entry) => entry.msg === 'request' && entry.requestId === requestId);
@@ -86,14 +88,13 @@ describe('request ids and access log', () => {
       const ordered = Object.fromEntries(ACCESS_LINE_ORDER.filter((name) => name in fields).map((name) => [name, fields[name]]));
       expect(Object.keys(ordered)).toEqual(Object.keys(fields)); // nothing else in it
       const written: string[] = [];
-      createLogger('info', new Writable({ write(chunk, _encoding, done) { written.push(chunk.toString()); done(); } })).info(ordered, msg as string);
+      createLogger('info', into(written)).info(ordered, msg as string);
       expect(`${line}\n`).toBe(written[0]!.replace(/"time":"[^"]*"/, `"time":"${time as string}"`));
     }
     expect(JSON.parse(lines.find((text) => text.includes('like-pino-3'))!)).toMatchObject({ aborted: true, route: 'unmatched' });
     // A worker's logger carries its number (WORKERS above 1): so does its access line.
     const ours: string[] = [];
     const pinos: string[] = [];
-    const into = (written: string[]) => new Writable({ write(chunk, _encoding, done) { written.push(chunk.toString()); done(); } });
     const fields = { requestId: 'r', method: 'GET', path: '/v2/deployments', route: '/v2/deployments', status: 200, durationMs: 1.5 };
     accessLog(createLogger('info', into(ours)).child({ worker: 2 }))(fields);
     createLogger('info', into(pinos)).child({ worker: 2 }).info(fields, 'request');
