@@ -2,13 +2,13 @@
 // No business logic.
 import { createServer, type Server } from 'node:http';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { useGraphQlJit } from '@envelop/graphql-jit';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { schema } from './graphql/schema.ts';
 import { graphiqlOptions } from './graphql/graphiql.ts';
 import { loadGraphiqlAssets, renderGraphiqlPage } from './graphql/graphiql-page.ts';
 import { maskUnexpectedError } from './graphql/mask-error.ts';
 import { hasVariableDefaults } from './graphql/variable-defaults.ts';
+import { useCompiledOperations } from './graphql/compiled-operations.plugin.ts';
 import { DOCUMENT_ID_PARAMETER, useTrustedDocuments } from './graphql/trusted-documents.plugin.ts';
 import type { TrustedDocumentManifest } from './graphql/trusted-documents.ts';
 import { useLegacyRest } from './rest/rest-plugin.ts';
@@ -154,9 +154,9 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
       // Before the limits, so that it also counts the operations they refuse.
       useOperationMetrics(metrics),
       ...graphqlLimitPlugins({ introspection }),
-      // Operations run compiled (graphql-jit, cached per document), except documents whose variables have
+      // Operations run compiled (graphql-jit, each operation once), except documents whose variables have
       // default values: graphql-jit 0.8 rejects an omitted `$x: Int! = 0`, which graphql-js accepts.
-      useGraphQlJit({}, { enableIf: (args) => !hasVariableDefaults(args.document) }),
+      useCompiledOperations({ runsInterpreted: hasVariableDefaults }),
       // After graphql-jit, whose execute it wraps: a span per operation (both doors), under the request's span.
       ...(options.tracing ? [options.tracing.operationSpans] : []),
       // After graphql-jit too: a read that failed on a replica that went away runs again on the primary.

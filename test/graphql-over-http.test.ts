@@ -44,3 +44,35 @@ describe('GraphQL over HTTP (graphql-http serverAudits, with a valid API key)', 
     });
   }
 });
+
+// GraphiQL sends the whole editor, however many operations it holds, and names the one to run; so may any
+// client. Each name must run its own operation, in whatever order the names come, by POST and by GET.
+describe('a document with several operations', () => {
+  const document = `query TenantName { tenant { name } }
+query FirstDeployment($limit: Int!) { deployments(limit: $limit) { resources { uuid } } }`;
+
+  const post = async (operationName: string) => {
+    const response = await fetch(`${app.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify({ query: document, operationName, variables: operationName === 'FirstDeployment' ? { limit: 1 } : undefined }),
+    });
+    return response.json();
+  };
+  const get = async (operationName: string) => {
+    const search = new URLSearchParams({ query: document, operationName });
+    if (operationName === 'FirstDeployment') search.set('variables', JSON.stringify({ limit: 1 }));
+    const response = await fetch(`${app.url}/graphql?${search}`, { headers: { 'x-api-key': key } });
+    return response.json();
+  };
+
+  it('runs the operation each request names', async () => {
+    const tenantName = { data: { tenant: { name: expect.any(String) } } };
+    const firstDeployment = { data: { deployments: { resources: [{ uuid: expect.any(String) }] } } };
+    for (const send of [post, get, post]) {
+      expect(await send('TenantName')).toEqual(tenantName);
+      expect(await send('FirstDeployment')).toEqual(firstDeployment);
+      expect(await send('TenantName')).toEqual(tenantName);
+    }
+  });
+});

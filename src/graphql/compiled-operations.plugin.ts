@@ -1,0 +1,51 @@
+// Operations run compiled by graphql-jit: each operation of a document is compiled once, the first time it
+// runs, and kept with the document (as long as Yoga's parse cache keeps it).
+//
+// One compiled query per operation, not per document: a document may hold several operations and name the one
+// to run (GraphiQL sends its whole editor). @envelop/graphql-jit, used before, kept one per document, whichever
+// operation compiled it first, so a request naming the document's second operation got the first operation's
+// answer (test/graphql-over-http.test.ts, "a document with several operations").
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import type { DocumentNode, ExecutionArgs, ExecutionResult } from 'graphql';
+import { makeExecute, makeSubscribe, type Plugin } from 'graphql-yoga';
+
+type Compiled = Pick<CompiledQuery, 'query' | 'subscribe'>;
+
+export interface CompiledOperationsOptions {
+  /** Documents that run on graphql-js instead (their operations are not compiled). */
+  runsInterpreted: (document: DocumentNode) => boolean;
+}
+
+export function useCompiledOperations({ runsInterpreted }: CompiledOperationsOptions): Plugin {
+  const byDocument = new WeakMap<DocumentNode, Map<string, Compiled>>();
+
+  function compiled(args: ExecutionArgs): Compiled {
+    let operations = byDocument.get(args.document);
+    if (!operations) byDocument.set(args.document, (operations = new Map()));
+    // Yoga has already refused a missing or unknown operation name where the document needs one.
+    const name = args.operationName ?? '';
+    let operation = operations.get(name);
+    if (!operation) {
+      const result = compileQuery(args.schema, args.document, args.operationName ?? undefined);
+      // What graphql-jit cannot compile is answered with its errors, as @envelop/graphql-jit did.
+      operation = isCompiledQuery(result) ? result : { query: () => result as ExecutionResult };
+      operations.set(name, operation);
+    }
+    return operation;
+  }
+
+  const run = (args: ExecutionArgs) => {
+    const operation = compiled(args);
+    return (operation.subscribe ?? operation.query)(args.rootValue, args.contextValue, args.variableValues);
+  };
+  const execute = makeExecute(run);
+  const subscribe = makeSubscribe(run);
+  return {
+    onExecute({ args, setExecuteFn }) {
+      if (!runsInterpreted(args.document)) setExecuteFn(execute);
+    },
+    onSubscribe({ args, setSubscribeFn }) {
+      if (!runsInterpreted(args.document)) setSubscribeFn(subscribe);
+    },
+  };
+}
