@@ -6,16 +6,18 @@ import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { schema } from './graphql/schema.ts';
 import { graphiqlOptions } from './graphql/graphiql.ts';
 import { loadGraphiqlAssets, renderGraphiqlPage } from './graphql/graphiql-page.ts';
-import { maskUnexpectedError } from './graphql/mask-error.ts';
+import { maskUnexpectedError, UNEXPECTED_ERROR_MESSAGE } from './graphql/mask-error.ts';
 import { hasVariableDefaults } from './graphql/variable-defaults.ts';
-import { useCompiledOperations } from './graphql/compiled-operations.plugin.ts';
+import { CompiledOperations, useCompiledOperations } from './graphql/compiled-operations.plugin.ts';
+import { PreparedOperations, ValidatedDocuments } from './graphql/prepared-operations.ts';
 import { DOCUMENT_ID_PARAMETER, useTrustedDocuments } from './graphql/trusted-documents.plugin.ts';
 import type { TrustedDocumentManifest } from './graphql/trusted-documents.ts';
 import { useLegacyRest } from './rest/rest-plugin.ts';
 import { REST_ROUTES } from './rest/routes.ts';
 import { loadSwaggerUiAssets } from './rest/swagger-ui-page.ts';
-import { createGraphQLContext, type AppServices, type GraphQLContext } from './graphql/context.ts';
-import { graphqlLimitPlugins } from './limits/graphql-limits.ts';
+import { authenticateBeforeParsing, createGraphQLContext, type AppServices, type GraphQLContext } from './graphql/context.ts';
+import { GRAPHQL_LIMITS, graphqlLimitPlugins } from './limits/graphql-limits.ts';
+import { queryCostLimit } from './limits/query-cost.plugin.ts';
 import { OperationsAtOnce, useOperationsAtOnce } from './limits/operations-at-once.ts';
 import { DEFAULT_TIMEOUTS } from './db/orm-config.ts';
 import { DEFAULT_POOL_MAX } from './config.ts';
@@ -117,6 +119,11 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
   const cors = corsOptions(corsOrigins);
   const responseCompression = compression ? new ResponseCompression({ minBytes: compression.minBytes, metrics }) : undefined;
   const contextServices: AppServices = { ...services, reportUnreadableSecret: reportUnreadableSecret(logger, metrics), deploymentChanges };
+  // Shared by the envelop's plugins and the prepared operations, which call the same functions.
+  const queryCost = queryCostLimit(GRAPHQL_LIMITS.maxCost);
+  const compiledOperations = new CompiledOperations(hasVariableDefaults);
+  const operations = new OperationsAtOnce(operationsAtOnce.limit, operationsAtOnce.waitMs);
+  const validatedDocuments = new ValidatedDocuments();
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
@@ -153,27 +160,42 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
       ...(trustedDocuments ? [useTrustedDocuments({ ...trustedDocuments, metrics })] : []),
       // Before the limits, so that it also counts the operations they refuse.
       useOperationMetrics(metrics),
-      ...graphqlLimitPlugins({ introspection }),
+      ...graphqlLimitPlugins({ introspection, queryCost }),
       // Operations run compiled (graphql-jit, each operation once), except documents whose variables have
       // default values: graphql-jit 0.8 rejects an omitted `$x: Int! = 0`, which graphql-js accepts.
-      useCompiledOperations({ runsInterpreted: hasVariableDefaults }),
+      useCompiledOperations(compiledOperations),
       // After graphql-jit, whose execute it wraps: a span per operation (both doors), under the request's span.
       ...(options.tracing ? [options.tracing.operationSpans] : []),
       // After graphql-jit too: a read that failed on a replica that went away runs again on the primary.
       ...(services.replicas ? [useReplicaFallback(services.replicas)] : []),
       // After every plugin that wraps execution: an operation's turn covers all it does.
-      useOperationsAtOnce(new OperationsAtOnce(operationsAtOnce.limit, operationsAtOnce.waitMs)),
+      useOperationsAtOnce(operations),
       // The legacy /v1 and /v2 paths, /openapi.json and /docs: fixed operations through this same Yoga.
       useLegacyRest({ routes: REST_ROUTES, graphqlEndpoint: GRAPHQL_PATH }),
       useEventStreams(),
-      // Last, so that it compresses each answer (of either door, or a probe) with the headers the others gave it.
+      // After every plugin that answers, so that it compresses each answer (of either door, or a probe) with the
+      // headers the others gave it.
       ...(responseCompression ? [useResponseCompression(responseCompression)] : []),
+      // Last: remembers each document that passed every validation rule above, for the prepared operations.
+      validatedDocuments.plugin(),
     ],
     // Unexpected errors reach clients as "Unexpected error."; details stay in the server log.
-    maskedErrors: { isDev: false, maskError: maskUnexpectedError },
+    maskedErrors: { isDev: false, maskError: maskUnexpectedError, errorMessage: UNEXPECTED_ERROR_MESSAGE },
+  });
+  // Tracing and read replicas wrap execution in plugins of their own: with either on, the envelop runs everything.
+  const preparedOperations = options.tracing || services.replicas ? undefined : new PreparedOperations({
+    schema, documents: validatedDocuments, compiled: compiledOperations, metrics, queryCost, operationsAtOnce: operations,
+    authenticate: (request) => authenticateBeforeParsing(request, contextServices),
+    createContext: (request) => createGraphQLContext(request, contextServices),
+    // As Yoga masks an execution's errors (maskedErrors below), telling its log of each unexpected one.
+    maskError: (error) => {
+      const masked = maskUnexpectedError(error, UNEXPECTED_ERROR_MESSAGE);
+      if (masked !== error) yoga.logger.error(error);
+      return masked;
+    },
   });
   const plainGraphQL = (options.plainGraphQLRequests ?? true)
-    ? plainGraphQLRequests({ yoga, graphqlEndpoint: GRAPHQL_PATH, cors, compression: responseCompression, trustedDocuments })
+    ? plainGraphQLRequests({ yoga, graphqlEndpoint: GRAPHQL_PATH, cors, compression: responseCompression, trustedDocuments, preparedOperations })
     : undefined;
   const handler = createRequestHandler({ yoga, logger, metrics, maxBodyBytes, graphqlEndpoint: GRAPHQL_PATH, inFlight, tracing: options.tracing, plainGraphQL });
   const server = createServer(handler);

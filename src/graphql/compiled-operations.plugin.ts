@@ -9,20 +9,22 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { DocumentNode, ExecutionArgs, ExecutionResult } from 'graphql';
 import { makeExecute, makeSubscribe, type Plugin } from 'graphql-yoga';
 
-type Compiled = Pick<CompiledQuery, 'query' | 'subscribe'>;
+export type CompiledOperation = Pick<CompiledQuery, 'query' | 'subscribe'>;
 
-export interface CompiledOperationsOptions {
+export class CompiledOperations {
+  readonly #byDocument = new WeakMap<DocumentNode, Map<string, CompiledOperation>>();
+
   /** Documents that run on graphql-js instead (their operations are not compiled). */
-  runsInterpreted: (document: DocumentNode) => boolean;
-}
+  readonly runsInterpreted: (document: DocumentNode) => boolean;
 
-export function useCompiledOperations({ runsInterpreted }: CompiledOperationsOptions): Plugin {
-  const byDocument = new WeakMap<DocumentNode, Map<string, Compiled>>();
+  constructor(runsInterpreted: (document: DocumentNode) => boolean) {
+    this.runsInterpreted = runsInterpreted;
+  }
 
-  function compiled(args: ExecutionArgs): Compiled {
-    let operations = byDocument.get(args.document);
-    if (!operations) byDocument.set(args.document, (operations = new Map()));
-    // Yoga has already refused a missing or unknown operation name where the document needs one.
+  /** The compiled operation; Yoga has already refused a missing or unknown name where the document needs one. */
+  of(args: Pick<ExecutionArgs, 'schema' | 'document' | 'operationName'>): CompiledOperation {
+    let operations = this.#byDocument.get(args.document);
+    if (!operations) this.#byDocument.set(args.document, (operations = new Map()));
     const name = args.operationName ?? '';
     let operation = operations.get(name);
     if (!operation) {
@@ -33,19 +35,21 @@ export function useCompiledOperations({ runsInterpreted }: CompiledOperationsOpt
     }
     return operation;
   }
+}
 
+export function useCompiledOperations(operations: CompiledOperations): Plugin {
   const run = (args: ExecutionArgs) => {
-    const operation = compiled(args);
+    const operation = operations.of(args);
     return (operation.subscribe ?? operation.query)(args.rootValue, args.contextValue, args.variableValues);
   };
   const execute = makeExecute(run);
   const subscribe = makeSubscribe(run);
   return {
     onExecute({ args, setExecuteFn }) {
-      if (!runsInterpreted(args.document)) setExecuteFn(execute);
+      if (!operations.runsInterpreted(args.document)) setExecuteFn(execute);
     },
     onSubscribe({ args, setSubscribeFn }) {
-      if (!runsInterpreted(args.document)) setSubscribeFn(subscribe);
+      if (!operations.runsInterpreted(args.document)) setSubscribeFn(subscribe);
     },
   };
 }

@@ -5,6 +5,8 @@ import { maskError as yogaMaskError } from 'graphql-yoga';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/connection-loss.ts';
 
 export const DATABASE_UNAVAILABLE_MESSAGE = 'The database is unavailable; retry shortly.';
+/** What an unexpected error says to clients (Yoga's own default). */
+export const UNEXPECTED_ERROR_MESSAGE = 'Unexpected error.';
 
 export function databaseUnavailableError(from?: GraphQLError): GraphQLError {
   return new GraphQLError(DATABASE_UNAVAILABLE_MESSAGE, {

@@ -24,6 +24,7 @@ import type { GraphQLContext } from '../graphql/context.ts';
 import type { ResponseCompression } from './response-compression.plugin.ts';
 import { DOCUMENT_ID_PARAMETER } from '../graphql/trusted-documents.plugin.ts';
 import type { TrustedDocumentManifest } from '../graphql/trusted-documents.ts';
+import type { PreparedOperations } from '../graphql/prepared-operations.ts';
 
 /**
  * The media type Yoga answers a single (not streamed) result with, for an Accept header; undefined where Yoga
@@ -62,6 +63,8 @@ export interface PlainGraphQLRequestOptions {
   compression: ResponseCompression | undefined;
   /** TRUSTED_DOCUMENTS, when on: a body may name a document of the manifest by its id instead of sending it. */
   trustedDocuments?: { mode: 'allow' | 'require'; manifest: TrustedDocumentManifest };
+  /** Documents the envelop has validated run without it (graphql/prepared-operations.ts); none: all through it. */
+  preparedOperations?: PreparedOperations;
 }
 
 export interface PlainGraphQLRequests {
@@ -79,8 +82,15 @@ function setHeaders(into: Record<string, string>, from: Iterable<[string, string
   for (const [name, value] of from) into[name.toLowerCase()] = value;
 }
 
+interface PlainParameters {
+  params: GraphQLParams;
+  /** The document's text: the body's, or the trusted document's it names by `documentId`. */
+  document: string;
+  documentId: string | undefined;
+}
+
 /** The parameters of a body of exactly this path's shape, or undefined. */
-function plainParameters(body: Buffer, trusted: PlainGraphQLRequestOptions['trustedDocuments']): GraphQLParams | undefined {
+function plainParameters(body: Buffer, trusted: PlainGraphQLRequestOptions['trustedDocuments']): PlainParameters | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -108,10 +118,10 @@ function plainParameters(body: Buffer, trusted: PlainGraphQLRequestOptions['trus
   // reads them, the trusted-documents plugin, reads a persisted-query hash in a body with neither a document
   // nor a document id: such a body has gone to Yoga above.
   if (extensions != null && (typeof extensions !== 'object' || Array.isArray(extensions))) return undefined;
-  return params as GraphQLParams;
+  return { params: params as GraphQLParams, document, documentId: documentId as string | undefined };
 }
 
-export function plainGraphQLRequests({ yoga, graphqlEndpoint, cors, compression, trustedDocuments }: PlainGraphQLRequestOptions): PlainGraphQLRequests {
+export function plainGraphQLRequests({ yoga, graphqlEndpoint, cors, compression, trustedDocuments, preparedOperations }: PlainGraphQLRequestOptions): PlainGraphQLRequests {
   const url = `http://localhost${graphqlEndpoint}`;
   return {
     mayServe(req) {
@@ -123,18 +133,26 @@ export function plainGraphQLRequests({ yoga, graphqlEndpoint, cors, compression,
     },
 
     async serve(req, res, body, mediaType) {
-      const params = plainParameters(body, trustedDocuments);
-      if (!params) return false;
+      const plain = plainParameters(body, trustedDocuments);
+      if (!plain) return false;
+      const { params, document, documentId } = plain;
       const scope = currentRequestScope();
       if (scope) scope.route = graphqlEndpoint;
       // The headers object of node:http as the Request's: Yoga's adapter makes its requests the same way.
       const request = new yoga.fetchAPI.Request(url, { method: 'POST', headers: req.headers as Record<string, string> });
+      const prepared = preparedOperations?.find(document, params.operationName);
       let result: unknown;
       try {
-        result = await yoga.getResultForParams({ params, request }, { req, res } as unknown as Record<string, never>);
+        if (prepared) {
+          result = await preparedOperations!.run(prepared, request, params.variables);
+          // For the access log, as the trusted-documents plugin notes it once the request is authenticated.
+          if (documentId !== undefined && scope) scope.documentId = documentId;
+        } else {
+          result = await yoga.getResultForParams({ params, request }, { req, res } as unknown as Record<string, never>);
+        }
       } catch {
-        // Refused before execution by an onParams plugin (a wrong key, no budget): Yoga answers the refusal,
-        // with the same authentication outcome (kept in the request scope, not tried twice).
+        // Refused before execution by authentication (a wrong key, no budget), or by an onParams plugin: Yoga
+        // answers the refusal, with the same authentication outcome (kept in the request scope, not tried twice).
         return false;
       }
       // Status and headers from the errors (401, 429, 400 for graphql-response+json...), as Yoga answers.

@@ -5,7 +5,7 @@
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { useQueryCostLimit } from './query-cost.plugin.ts';
+import { useQueryCostLimit, type QueryCostLimit } from './query-cost.plugin.ts';
 
 /**
  * Limits with room for what our clients send: a page of 100 deployments selecting every field reachable from
@@ -25,6 +25,8 @@ export const GRAPHQL_LIMITS = {
 export interface GraphQLLimitOptions {
   /** Off in production: `__schema`/`__type` are refused and field suggestions removed from messages. */
   introspection: boolean;
+  /** The cost limit (`queryCostLimit(GRAPHQL_LIMITS.maxCost)`), which prepared operations ask as well. */
+  queryCost: QueryCostLimit;
 }
 
 /**
@@ -39,7 +41,7 @@ function refuse(context: ValidationContext | null, error: GraphQLError): void {
   else throw refusal; // while parsing (the token limit), there is no validation context to report to
 }
 
-export function graphqlLimitPlugins({ introspection }: GraphQLLimitOptions): Plugin[] {
+export function graphqlLimitPlugins({ introspection, queryCost }: GraphQLLimitOptions): Plugin[] {
   const rejection = { onReject: [refuse], propagateOnRejection: false };
   const armor = new EnvelopArmor({
     maxDepth: { n: GRAPHQL_LIMITS.maxDepth, ignoreIntrospection: true, flattenFragments: true, ...rejection },
@@ -50,7 +52,7 @@ export function graphqlLimitPlugins({ introspection }: GraphQLLimitOptions): Plu
     maxTokens: { n: GRAPHQL_LIMITS.maxTokens, ...rejection },
     blockFieldSuggestion: { enabled: !introspection },
   });
-  const plugins = [...(armor.protect().plugins as Plugin[]), useQueryCostLimit(GRAPHQL_LIMITS.maxCost)];
+  const plugins = [...(armor.protect().plugins as Plugin[]), useQueryCostLimit(queryCost)];
   if (!introspection) plugins.push(disableIntrospection());
   return plugins;
 }

@@ -77,11 +77,19 @@ export class OperationsAtOnce {
 export function useOperationsAtOnce(operations: OperationsAtOnce): Plugin {
   return {
     onExecute({ executeFn, setExecuteFn }) {
-      setExecuteFn((args) => operations.run(() => executeFn(args)).catch((error: unknown): ExecutionResult => {
-        if (!(error instanceof OperationWaitTimeoutError)) throw error;
-        // As a resolver's error: masked as the database being unavailable (graphql/mask-error.ts).
-        return { errors: [new GraphQLError(error.message, { originalError: error })] };
-      }));
+      setExecuteFn((args) => executeInTurn(operations, () => executeFn(args)));
     },
   };
+}
+
+/**
+ * An execution in its turn; one whose turn does not come in time ends with an error, as a resolver's would:
+ * masked as the database being unavailable (graphql/mask-error.ts). The plugin above runs every query so; a
+ * prepared operation (graphql/prepared-operations.ts) too.
+ */
+export function executeInTurn<Result>(operations: OperationsAtOnce, execute: () => Result | Promise<Result>): Promise<Result | ExecutionResult> {
+  return operations.run(execute).catch((error: unknown): ExecutionResult => {
+    if (!(error instanceof OperationWaitTimeoutError)) throw error;
+    return { errors: [new GraphQLError(error.message, { originalError: error })] };
+  });
 }

@@ -44,7 +44,18 @@ const estimators = [listSizeEstimator, simpleEstimator({ defaultComplexity: 1 })
 const CACHED_VARIABLE_SETS = 64;
 const MAX_CACHED_KEY_LENGTH = 512;
 
-export function useQueryCostLimit(maxCost: number): Plugin {
+type CostedArgs = { schema: GraphQLSchema; document: DocumentNode; variableValues?: unknown; operationName?: string | null };
+
+/**
+ * The cost limit, with the costs it has computed. The plugin below applies it to every execution; a prepared
+ * operation (graphql/prepared-operations.ts) asks it too.
+ */
+export interface QueryCostLimit {
+  /** The refusal of an operation over the limit (or with variables that do not fit it), or undefined. */
+  refusalOf(args: CostedArgs): ExecutionResult | undefined;
+}
+
+export function queryCostLimit(maxCost: number): QueryCostLimit {
   // The cost depends on the document and its variables only; REST routes and dashboards repeat both.
   const costs = new WeakMap<DocumentNode, Map<string, number>>();
 
@@ -62,8 +73,7 @@ export function useQueryCostLimit(maxCost: number): Plugin {
     return cost;
   }
 
-  /** The refusal of an operation over the limit (or with variables that do not fit it), or undefined. */
-  function refusalOf(args: { schema: GraphQLSchema; document: DocumentNode; variableValues?: unknown; operationName?: string | null }): ExecutionResult | undefined {
+  function refusalOf(args: CostedArgs): ExecutionResult | undefined {
     let cost: number;
     try {
       cost = costOf(args.schema, args.document, (args.variableValues ?? undefined) as Record<string, unknown> | undefined, args.operationName ?? undefined);
@@ -87,6 +97,10 @@ export function useQueryCostLimit(maxCost: number): Plugin {
     };
   }
 
+  return { refusalOf };
+}
+
+export function useQueryCostLimit({ refusalOf }: QueryCostLimit): Plugin {
   // A subscription's document is checked once, when it subscribes: each of its events executes that document.
   return {
     onExecute({ args, setResultAndStopExecution }) {

@@ -32,6 +32,11 @@ export class Metrics {
     name: 'graphql_errors_total', help: 'Errors in GraphQL results, by operation name and error code.',
     labelNames: ['operation', 'code'] as const, registers: [this.registry],
   });
+  readonly preparedOperations = new Counter({
+    name: 'graphql_prepared_operations_total',
+    help: 'GraphQL operations run prepared: a document validated before, run without the envelop (docs/performance.md#prepared-operations).',
+    registers: [this.registry],
+  });
   readonly rateLimited = new Counter({
     name: 'rate_limited_requests_total', help: 'Requests refused with 429 because their API key (or address) spent its budget.',
     registers: [this.registry],

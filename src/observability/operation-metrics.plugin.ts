@@ -7,14 +7,32 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Metrics } from './metrics.ts';
 import { currentRequestScope } from './request-scope.ts';
 
-export function useOperationMetrics(metrics: Metrics): Plugin {
-  /** The operation's metric label; its name goes into the request scope. */
-  const nameOperation = (document: DocumentNode, operationName: string | null | undefined) => {
-    const operation = getOperationAST(document, operationName);
-    const scope = currentRequestScope();
-    if (scope) scope.operation = operation?.name?.value ?? 'anonymous';
-    return metrics.operationLabel(operation?.name?.value);
+/** The operation's metric label; its name goes into the request scope (the access log's `operation`). */
+function nameOperation(metrics: Metrics, document: DocumentNode, operationName: string | null | undefined): string {
+  const operation = getOperationAST(document, operationName);
+  const scope = currentRequestScope();
+  if (scope) scope.operation = operation?.name?.value ?? 'anonymous';
+  return metrics.operationLabel(operation?.name?.value);
+}
+
+/**
+ * Starts an execution's metrics: names the operation, starts its timer. The function it returns ends them with
+ * the execution's result, before its errors are masked: it stops the timer and counts the errors by code.
+ * The plugin below calls it for every execution; a prepared operation (graphql/prepared-operations.ts) too.
+ */
+export function beginOperationMetrics(metrics: Metrics, document: DocumentNode, operationName: string | null | undefined): (result: ExecutionResult) => void {
+  const operation = getOperationAST(document, operationName);
+  const name = nameOperation(metrics, document, operationName);
+  const stopTimer = metrics.graphqlOperations.startTimer({ operation: name, type: operation?.operation ?? 'unknown' });
+  return (result) => {
+    stopTimer();
+    for (const error of result.errors ?? []) {
+      metrics.graphqlErrors.inc({ operation: name, code: String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR') });
+    }
   };
+}
+
+export function useOperationMetrics(metrics: Metrics): Plugin {
   return {
     // Documents refused before execution (limits, unknown fields) count as errors of their operation too.
     onValidate({ params }) {
@@ -25,7 +43,7 @@ export function useOperationMetrics(metrics: Metrics): Plugin {
       };
     },
     onSubscribe({ args }) {
-      const name = nameOperation(args.document, args.operationName);
+      const name = nameOperation(metrics, args.document, args.operationName);
       const countErrors = (result: ExecutionResult) => {
         for (const error of result.errors ?? []) metrics.graphqlErrors.inc({ operation: name, code: String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR') });
       };
@@ -37,15 +55,10 @@ export function useOperationMetrics(metrics: Metrics): Plugin {
       };
     },
     onExecute({ args }) {
-      const operation = getOperationAST(args.document, args.operationName);
-      const name = nameOperation(args.document, args.operationName);
-      const stopTimer = metrics.graphqlOperations.startTimer({ operation: name, type: operation?.operation ?? 'unknown' });
+      const done = beginOperationMetrics(metrics, args.document, args.operationName);
       return {
         onExecuteDone({ result }) {
-          stopTimer();
-          for (const error of (result as ExecutionResult).errors ?? []) {
-            metrics.graphqlErrors.inc({ operation: name, code: String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR') });
-          }
+          done(result as ExecutionResult);
         },
       };
     },

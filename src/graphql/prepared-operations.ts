@@ -1,0 +1,113 @@
+// Prepared operations: how the plain GraphQL request (http/plain-graphql-requests.ts) runs a document the
+// envelop has already parsed and validated once. Parsing, validation and the limits that judge a document alone
+// (depth, aliases, directives, tokens, introspection) give the same verdict every time, so their verdict is
+// remembered with the parsed document, by the envelop's own plugins, the first time the document runs; graphql-jit
+// compiles each operation once (compiled-operations.plugin.ts). What depends on the request runs every time,
+// through the same functions the plugins call, in the order the envelop calls them: authentication and the rate
+// limit, the context, the operation metrics, the cost (it depends on the variables), the turn among operations
+// at once, the compiled execution, and Yoga's masking of unexpected errors. Driving the envelop's hooks for that
+// cost a `{ __typename }` about a fifth of its CPU (docs/performance.md#prepared-operations).
+//
+// A client, the metrics and the log must not tell the two apart: test/plain-graphql-requests.test.ts sends its
+// corpus twice, to a service with this path and to one where Yoga serves everything. The envelop still runs a
+// document's first request, whatever it refuses, subscriptions, documents graphql-jit does not run (variables
+// with default values), and every request where tracing or read replicas are on (their plugins wrap execution).
+import { getOperationAST, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+import type { GraphQLParams, Plugin } from 'graphql-yoga';
+import type { CompiledOperations } from './compiled-operations.plugin.ts';
+import type { GraphQLContext } from './context.ts';
+import type { QueryCostLimit } from '../limits/query-cost.plugin.ts';
+import { executeInTurn, type OperationsAtOnce } from '../limits/operations-at-once.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { beginOperationMetrics } from '../observability/operation-metrics.plugin.ts';
+
+/** Documents remembered: as many as Yoga's parse cache keeps by default. */
+const MAX_DOCUMENTS = 1000;
+
+/** The documents the envelop has validated, by their text: the oldest remembered is forgotten first. */
+export class ValidatedDocuments {
+  readonly #documents = new Map<string, DocumentNode>();
+
+  get(text: string): DocumentNode | undefined {
+    return this.#documents.get(text);
+  }
+
+  /** Last among the plugins: remembers each document that the validation (every rule of every plugin) passes. */
+  plugin(): Plugin {
+    return {
+      onValidate: ({ context, params }) => {
+        // The text Yoga parsed: a trusted document's, where the request named one by id.
+        const text = (context as { params?: GraphQLParams }).params?.query;
+        if (typeof text !== 'string') return undefined;
+        return ({ valid }) => {
+          if (!valid || this.#documents.has(text)) return;
+          if (this.#documents.size >= MAX_DOCUMENTS) this.#documents.delete(this.#documents.keys().next().value!);
+          this.#documents.set(text, params.documentAST);
+        };
+      },
+    };
+  }
+}
+
+export interface PreparedOperation {
+  document: DocumentNode;
+  operationName: string | undefined;
+}
+
+export interface PreparedOperationsOptions {
+  schema: GraphQLSchema;
+  documents: ValidatedDocuments;
+  compiled: CompiledOperations;
+  /** Authenticates the request and spends its budget, as the onParams plugin does; rejects a refused one. */
+  authenticate: (request: Request) => Promise<void>;
+  createContext: (request: Request) => Promise<GraphQLContext>;
+  metrics: Metrics;
+  queryCost: QueryCostLimit;
+  operationsAtOnce: OperationsAtOnce;
+  /** Yoga's masking of an unexpected error (app.ts's maskedErrors), the original to the log. */
+  maskError: (error: unknown) => Error;
+}
+
+export class PreparedOperations {
+  readonly #options: PreparedOperationsOptions;
+
+  constructor(options: PreparedOperationsOptions) {
+    this.#options = options;
+  }
+
+  /** The query this text and operation name run, once the envelop has validated the text; else undefined. */
+  find(text: string, operationName: string | null | undefined): PreparedOperation | undefined {
+    const document = this.#options.documents.get(text);
+    if (!document || this.#options.compiled.runsInterpreted(document)) return undefined;
+    // An unknown or missing operation name is refused by Yoga, and only queries are prepared.
+    if (getOperationAST(document, operationName)?.operation !== 'query') return undefined;
+    return { document, operationName: operationName ?? undefined };
+  }
+
+  /** Authenticates the request (rejecting where that refuses it), then runs the operation as the envelop would. */
+  async run({ document, operationName }: PreparedOperation, request: Request, variables: Record<string, unknown> | undefined): Promise<ExecutionResult> {
+    const { schema, metrics, queryCost, operationsAtOnce, maskError } = this.#options;
+    await this.#options.authenticate(request);
+    const context = await this.#options.createContext(request);
+    // Compiled once the caller is known, like everything else the request costs.
+    const compiled = this.#options.compiled.of({ schema, document, operationName });
+    const done = beginOperationMetrics(metrics, document, operationName);
+    metrics.preparedOperations.inc();
+    const refusal = queryCost.refusalOf({ schema, document, variableValues: variables, operationName });
+    if (refusal) {
+      // The envelop stops there: the metrics count the refusal, which is not masked.
+      done(refusal);
+      return refusal;
+    }
+    let result: ExecutionResult;
+    try {
+      result = await executeInTurn(operationsAtOnce, () => compiled.query(undefined, context, variables) as ExecutionResult | Promise<ExecutionResult>);
+    } catch (error) {
+      // Thrown out of execution (not a resolver's error, which is in the result): Yoga answers it masked, and
+      // the envelop ends no metrics for it.
+      return { errors: [maskError(error) as GraphQLError] };
+    }
+    done(result);
+    return result.errors == null ? result : { ...result, errors: result.errors.map((error) => maskError(error) as GraphQLError) };
+  }
+}
