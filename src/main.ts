@@ -178,19 +178,26 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal, inFlight: serving.app.inFlight.size }, 'shutting down: finishing requests in flight, then stopping');
     const { app } = serving;
-    await drainServer(app.server, app.inFlight, { delayMs: config.shutdownDelayMs, graceMs: config.shutdownGraceMs }, logger, app.deploymentChanges);
-    app.deploymentChanges.stop();
-    await cipher.close();
-    await rateLimiter?.close();
-    apiKeys.stop();
-    await notifications.stop();
-    await replicas?.close();
-    await database.close();
+    let failure: unknown;
+    try {
+      await drainServer(app.server, app.inFlight, { delayMs: config.shutdownDelayMs, graceMs: config.shutdownGraceMs }, logger, app.deploymentChanges);
+      app.deploymentChanges.stop();
+      await cipher.close();
+      await rateLimiter?.close();
+      apiKeys.stop();
+      await notifications.stop();
+      await replicas?.close();
+      await database.close();
+    } catch (error) {
+      // Said, and in the exit code: a supervisor or an operator must not take it for a clean stop.
+      failure = error;
+    }
     // Last: the spans of the requests that were drained above are flushed.
     await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'tracing: spans could not be flushed'));
-    logger.info('stopped');
+    if (failure === undefined) logger.info('stopped');
+    else logger.error({ err: failure }, 'stopped, but not cleanly');
     logger.flush();
-    process.exit(0);
+    process.exit(failure === undefined ? 0 : 1);
   };
   stop = (signal) => void shutdown(signal);
   if (stopRequested) return stop(stopRequested);

@@ -359,3 +359,26 @@ describe('SIGTERM under load', () => {
     }
   });
 });
+
+// Someone (or something) stops the embedded PostgreSQL before the service. The service's shutdown must still
+// run to its end, and must not pass for a clean stop: it says what happened and exits 1. It used to end the
+// process half-way, silently, with 0: it waited for an exit PostgreSQL had already made, with nothing left to
+// keep the process running.
+describe('SIGTERM after the embedded PostgreSQL has stopped', () => {
+  it('runs the shutdown to its end, says that PostgreSQL had stopped first, and exits 1', { timeout: 60_000 }, async () => {
+    const { service } = await start();
+    const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
+    process.kill(Number((await fs.readFile(pidFile, 'utf8')).split('\n')[0]), 'SIGINT');
+    for (let waited = 0; existsSync(pidFile) && waited < 30_000; waited += 100) await sleep(100);
+    expect(existsSync(pidFile), 'PostgreSQL stopped').toBe(false);
+
+    service.kill('SIGTERM');
+    const code = await Promise.race([service.exited, sleep(30_000, 'running' as const)]);
+    expect(code, service.output()).toBe(1);
+    const lines = service.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: string; msg: string; err?: { message: string } });
+    expect(lines.at(-1)).toMatchObject({
+      level: 'error', msg: 'stopped, but not cleanly',
+      err: { message: expect.stringMatching(/embedded PostgreSQL .* had already stopped \(exit code 0\) before the service stopped it/) },
+    });
+  });
+});

