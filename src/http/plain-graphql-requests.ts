@@ -4,9 +4,11 @@
 // that is most of its cost (docs/performance.md#the-plain-graphql-request). This path gives the operation to
 // Yoga's own `getResultForParams`, as Yoga does: the onParams plugins (authentication first), then the envelop
 // (parse and validation caches, limits, cost, operation metrics, error masking, graphql-jit, replica
-// fallback), so the GraphQL semantics are Yoga's by construction. What it does itself is what Yoga's HTTP
-// layer would do for this one shape of request: read the parameters, pick the media type, turn the result
-// into status, headers and body (Yoga's processRegularResult), add the CORS and rate-limit headers and compress.
+// fallback), so the GraphQL semantics are Yoga's by construction; a document the envelop has validated before
+// runs prepared, through the same functions without the envelop's hooks (graphql/prepared-operations.ts).
+// What it does itself is what Yoga's HTTP layer would do for this one shape of request: read the parameters,
+// pick the media type, turn the result into status, headers and body (Yoga's processRegularResult), add the
+// CORS and rate-limit headers and compress.
 //
 // A request of any other shape goes to Yoga (its body, already read, with it): an Accept header that only a
 // streamed answer (multipart, event stream) or none satisfies, another content type, a parameter other than
