@@ -12,7 +12,9 @@
 // corpus twice, to a service with this path and to one where Yoga serves everything. The envelop still runs a
 // document's first request, whatever it refuses, subscriptions, documents graphql-jit does not run (variables
 // with default values), and every request where tracing or read replicas are on (their plugins wrap execution).
-import { getOperationAST, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+import {
+  getOperationAST, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode,
+} from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { CompiledOperations } from './compiled-operations.plugin.ts';
 import type { GraphQLContext } from './context.ts';
@@ -52,6 +54,8 @@ export class ValidatedDocuments {
 export interface PreparedOperation {
   document: DocumentNode;
   operationName: string | undefined;
+  /** The operation the name picks in the document, resolved once for the request. */
+  operation: OperationDefinitionNode;
 }
 
 export interface PreparedOperationsOptions {
@@ -80,18 +84,19 @@ export class PreparedOperations {
     const document = this.#options.documents.get(text);
     if (!document || this.#options.compiled.runsInterpreted(document)) return undefined;
     // An unknown or missing operation name is refused by Yoga, and only queries are prepared.
-    if (getOperationAST(document, operationName)?.operation !== 'query') return undefined;
-    return { document, operationName: operationName ?? undefined };
+    const operation = getOperationAST(document, operationName);
+    if (operation?.operation !== 'query') return undefined;
+    return { document, operationName: operationName ?? undefined, operation };
   }
 
   /** Authenticates the request (rejecting where that refuses it), then runs the operation as the envelop would. */
-  async run({ document, operationName }: PreparedOperation, request: Request, variables: Record<string, unknown> | undefined): Promise<ExecutionResult> {
+  async run({ document, operationName, operation }: PreparedOperation, request: Request, variables: Record<string, unknown> | undefined): Promise<ExecutionResult> {
     const { schema, metrics, queryCost, operationsAtOnce, maskError } = this.#options;
     await this.#options.authenticate(request);
     const context = await this.#options.createContext(request);
     // Compiled once the caller is known, like everything else the request costs.
     const compiled = this.#options.compiled.of({ schema, document, operationName });
-    const done = beginOperationMetrics(metrics, document, operationName);
+    const done = beginOperationMetrics(metrics, operation);
     metrics.preparedOperations.inc();
     const refusal = queryCost.refusalOf({ schema, document, variableValues: variables, operationName });
     if (refusal) {
