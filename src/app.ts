@@ -15,7 +15,7 @@ import type { TrustedDocumentManifest } from './graphql/trusted-documents.ts';
 import { useLegacyRest } from './rest/rest-plugin.ts';
 import { REST_ROUTES } from './rest/routes.ts';
 import { loadSwaggerUiAssets } from './rest/swagger-ui-page.ts';
-import { authenticateBeforeParsing, createGraphQLContext, type AppServices, type GraphQLContext } from './graphql/context.ts';
+import { authenticateFirst, createGraphQLContext, type AppServices, type GraphQLContext } from './graphql/context.ts';
 import { GRAPHQL_LIMITS, graphqlLimitPlugins } from './limits/graphql-limits.ts';
 import { queryCostLimit } from './limits/query-cost.plugin.ts';
 import { OperationsAtOnce, useOperationsAtOnce } from './limits/operations-at-once.ts';
@@ -171,7 +171,10 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
       // After every plugin that wraps execution: an operation's turn covers all it does.
       useOperationsAtOnce(operations),
       // The legacy /v1 and /v2 paths, /openapi.json and /docs: fixed operations through this same Yoga.
-      useLegacyRest({ routes: REST_ROUTES, graphqlEndpoint: GRAPHQL_PATH }),
+      useLegacyRest({
+        routes: REST_ROUTES, graphqlEndpoint: GRAPHQL_PATH, operationsAtOnce: operations,
+        authenticate: (request) => authenticateFirst(request, contextServices),
+      }),
       useEventStreams(),
       // After every plugin that answers, so that it compresses each answer (of either door, or a probe) with the
       // headers the others gave it.
@@ -185,7 +188,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
   // Tracing and read replicas wrap execution in plugins of their own: with either on, the envelop runs everything.
   const preparedOperations = options.tracing || services.replicas ? undefined : new PreparedOperations({
     schema, documents: validatedDocuments, compiled: compiledOperations, metrics, queryCost, operationsAtOnce: operations,
-    authenticate: (request) => authenticateBeforeParsing(request, contextServices),
+    authenticate: (request) => authenticateFirst(request, contextServices),
     createContext: (request) => createGraphQLContext(request, contextServices),
     // As Yoga masks an execution's errors (maskedErrors below), telling its log of each unexpected one.
     maskError: (error) => {

@@ -1,6 +1,7 @@
 // Operations execute at most `limit` at once (limits/operations-at-once.ts): the others wait their turn, first
 // come first served, and one that waits longer than `waitMs` is answered 503 with Retry-After on either door,
-// as a wait for a pooled connection is. Open subscription streams hold no turn. Real PostgreSQL: a lock held
+// as a wait for a pooled connection is; a caller without a valid key is refused without waiting. A REST route
+// takes its turn before its execution does: the execution runs in that turn, which must not wait for another. Open subscription streams hold no turn. Real PostgreSQL: a lock held
 // by another session keeps the running operations in the database, where pg_stat_activity shows them.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +80,16 @@ describe('operations at once', () => {
       expect(waited).toBeGreaterThanOrEqual(WAIT_MS - 50);
       expect(waited).toBeLessThan(WAIT_MS + 3000);
       expect(await waitingOnLock(observer)).toBe(LIMIT);
+
+      // A caller without a valid key is refused as soon as it asks: it never waits for a turn.
+      const refusedAt = Date.now();
+      const [restRefused, graphqlRefused] = await Promise.all([
+        fetch(`${service.app.url}/v2/deployments?limit=5`, { headers: { 'x-api-key': `${key}x` } }),
+        service.app.graphql(PAGE, { 'x-api-key': `${key}x` }),
+      ]);
+      expect(restRefused.status).toBe(401);
+      expect(graphqlRefused.status).toBe(401);
+      expect(Date.now() - refusedAt).toBeLessThan(WAIT_MS);
 
       await locker.query('rollback');
       const [heldRest, heldGraphql] = await Promise.all(held);

@@ -93,10 +93,11 @@ async function authenticateAndSpend(request: Request, services: AppServices): Pr
   return principal;
 }
 
-// A /graphql request is authenticated (and its budget spent) before its document is parsed and validated,
-// so that neither work is done for a caller without a valid key or budget; the context then reuses it.
+// A request is authenticated (and its budget spent) before anything else is done for it: on /graphql before
+// its document is parsed and validated, on a REST route before it waits for its turn (rest/rest-plugin.ts).
+// None of that work is done for a caller without a valid key or budget; the context then reuses the outcome.
 const authenticatedRequests = new WeakMap<Request, Principal>();
 
-export async function authenticateBeforeParsing(request: Request, services: AppServices): Promise<void> {
+export async function authenticateFirst(request: Request, services: AppServices): Promise<void> {
   authenticatedRequests.set(request, await authenticateWithinLimits(request, services));
 }

@@ -4,8 +4,10 @@
 // remembered with the parsed document, by the envelop's own plugins, the first time the document runs; graphql-jit
 // compiles each operation once (compiled-operations.plugin.ts). What depends on the request runs every time,
 // through the same functions the plugins call, in the order the envelop calls them: authentication and the rate
-// limit, the context, the operation metrics, the cost (it depends on the variables), the turn among operations
-// at once, the compiled execution, and Yoga's masking of unexpected errors. Driving the envelop's hooks for that
+// limit, the operation metrics, the cost (it depends on the variables), the turn among operations at once, the
+// context, the compiled execution, and Yoga's masking of unexpected errors. The context alone comes later than
+// the envelop makes it: in the turn, so that a request waiting for one makes nothing its page will hang off
+// (limits/operations-at-once.ts); nothing before it reads the context. Driving the envelop's hooks for that
 // cost a `{ __typename }` about a fifth of its CPU (docs/performance.md#prepared-operations).
 //
 // A client, the metrics and the log must not tell the two apart: test/plain-graphql-requests.test.ts sends its
@@ -93,7 +95,6 @@ export class PreparedOperations {
   async run({ document, operationName, operation }: PreparedOperation, request: Request, variables: Record<string, unknown> | undefined): Promise<ExecutionResult> {
     const { schema, metrics, queryCost, operationsAtOnce, maskError } = this.#options;
     await this.#options.authenticate(request);
-    const context = await this.#options.createContext(request);
     // Compiled once the caller is known, like everything else the request costs.
     const compiled = this.#options.compiled.of({ schema, document, operationName });
     const done = beginOperationMetrics(metrics, operation);
@@ -106,7 +107,11 @@ export class PreparedOperations {
     }
     let result: ExecutionResult;
     try {
-      result = await executeInTurn(operationsAtOnce, () => compiled.query(undefined, context, variables) as ExecutionResult | Promise<ExecutionResult>);
+      // The context is made in the operation's turn, as a REST route's is (limits/operations-at-once.ts).
+      result = await executeInTurn(operationsAtOnce, async () => {
+        const context = await this.#options.createContext(request);
+        return compiled.query(undefined, context, variables) as ExecutionResult | Promise<ExecutionResult>;
+      });
     } catch (error) {
       // Thrown out of execution (not a resolver's error, which is in the result): Yoga answers it masked, and
       // the envelop ends no metrics for it.

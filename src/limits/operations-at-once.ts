@@ -5,8 +5,15 @@
 // at 8, 10.0 with this (docs/performance.md#operations-at-once). With as many operations at once as the pool
 // has connections, a page that has started finishes first.
 //
+// The hot paths (a REST route, a prepared GraphQL operation) take their turn before they make anything of
+// their own: the GraphQL context, its loaders, the envelop. What a request makes before a long wait is
+// promoted to V8's old generation while it waits, and the page it then loads hangs off those old objects: a
+// scavenge cannot free it, so it is copied, promoted and left to mark-compact (docs/performance.md#turns-at-the-door).
+// Inside a turn, the execution's own turn (the plugin below) is the one already held.
+//
 // A wait has the same bound as a wait for a free connection in the pool (DB_CONNECT_TIMEOUT_MS): past it the
 // operation is answered as the pool's timeout is, 503 with Retry-After.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
@@ -28,6 +35,8 @@ export class OperationsAtOnce {
   readonly #waitMs: number;
   #running = 0;
   readonly #waiting = new Set<Waiter>();
+  /** Set inside a turn: what runs there (its execution) runs in that turn, without waiting for another. */
+  readonly #holding = new AsyncLocalStorage<true>();
 
   constructor(limit: number, waitMs: number) {
     if (!(limit >= 1)) throw new Error(`operations at once must be at least 1, not ${limit}`);
@@ -35,12 +44,16 @@ export class OperationsAtOnce {
     this.#waitMs = waitMs;
   }
 
-  /** Runs `operation` in its turn; rejects with OperationWaitTimeoutError if the turn does not come in time. */
+  /**
+   * Runs `operation` in its turn, or at once within the turn it is already in; rejects with
+   * OperationWaitTimeoutError if the turn does not come in time.
+   */
   async run<T>(operation: () => T | Promise<T>): Promise<T> {
+    if (this.#holding.getStore()) return operation();
     if (this.#running < this.#limit) this.#running++;
     else await this.#turn();
     try {
-      return await operation();
+      return await this.#holding.run(true, operation);
     } finally {
       this.#finished();
     }

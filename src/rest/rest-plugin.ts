@@ -1,11 +1,14 @@
 // The REST door: a Yoga plugin that answers the legacy /v1 and /v2 paths. Each route runs its fixed GraphQL
 // operation through Yoga's own envelop (the same context, authentication, loaders, error masking and any
 // plugin added later), then maps the result to the legacy JSON. No route touches the database itself.
+// A route runs in its operation's turn (limits/operations-at-once.ts), taken once the caller is authenticated
+// and before the envelop, the context or the result of the route is made.
 import { GraphQLError, validate, type ExecutionResult } from 'graphql';
 import { Response } from '@whatwg-node/fetch';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { GraphQLContext } from '../graphql/context.ts';
 import { isDatabaseUnavailable } from '../db/connection-loss.ts';
+import type { OperationsAtOnce } from '../limits/operations-at-once.ts';
 import { currentRequestScope } from '../observability/request-scope.ts';
 import {
   detail, internalServerError, jsonResponse, methodNotAllowed, notFoundRoute, serviceUnavailable, validationFailed,
@@ -56,13 +59,28 @@ function match(routes: CompiledRoute[], pathname: string): { route: RestRoute; p
 export interface LegacyRestOptions {
   routes: RestRoute[];
   graphqlEndpoint: string;
+  /** Authenticates the request and spends its budget (once per request, as the context does); rejects a refused one. */
+  authenticate: (request: Request) => Promise<void>;
+  operationsAtOnce: OperationsAtOnce;
 }
 
-export function useLegacyRest({ routes, graphqlEndpoint }: LegacyRestOptions): Plugin<Record<string, unknown>, Record<string, unknown>, GraphQLContext> {
+export function useLegacyRest({ routes, graphqlEndpoint, authenticate, operationsAtOnce }: LegacyRestOptions): Plugin<Record<string, unknown>, Record<string, unknown>, GraphQLContext> {
   const compiled = routes.map(compile);
   let yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
   let openApi: string | undefined;
   const validated = new WeakSet<RestRoute>();
+
+  /** The route's answer: a refused caller's at once, anyone else's in the operation's turn. */
+  async function answer(route: RestRoute, path: Record<string, string>, request: Request, url: URL, serverContext: object): Promise<Response> {
+    try {
+      await authenticate(request);
+    } catch (error) {
+      const response = classified(error);
+      if (response) return response;
+      throw error;
+    }
+    return operationsAtOnce.run(() => runRoute(route, path, request, url, serverContext));
+  }
 
   async function runRoute(route: RestRoute, path: Record<string, string>, request: Request, url: URL, serverContext: object): Promise<Response> {
     const enveloped = yoga.getEnveloped({ ...serverContext, request, params: { query: route.document } });
@@ -149,7 +167,7 @@ export function useLegacyRest({ routes, graphqlEndpoint }: LegacyRestOptions): P
     if (scope) scope.route = found.route.path;
     if (!isRead) return methodNotAllowed('GET, HEAD');
     try {
-      return await runRoute(found.route, found.path, request, url, serverContext);
+      return await answer(found.route, found.path, request, url, serverContext);
     } catch (error) {
       if (isDatabaseUnavailable(error)) return serviceUnavailable();
       yoga.logger.error('REST request failed', error);
