@@ -115,6 +115,14 @@ describe('tenant filter', () => {
     expect(ofGlobex!.secrets.map((secret) => secret.name)).toEqual(['OTHER_SECRET']);
   });
 
+  // Its ids are written into the statement as literals (modules/common/uuid.ts), each checked to be a UUID.
+  it('writes nothing but UUIDs into the secrets listing: an id that would break out of its quotes is refused', async () => {
+    const acme = scopeToTenant(db.orm.em, ACME);
+    const injection = `${ACME_DEPLOYMENT}') or true or deployment_id in ('${GLOBEX_DEPLOYMENT}`;
+    await expect(secretsAndReferencesOf(acme, [ACME_DEPLOYMENT, injection], true)).rejects.toThrow('not a UUID');
+    await expect(secretsAndReferencesOf(acme, [`${GLOBEX_DEPLOYMENT}'`], true)).rejects.toThrow('not a UUID');
+  });
+
   // A page's tag values are read through the pivot table, which has no tenant of its own: the deployments and
   // the values are each limited to the tenant, so a link to another tenant's value (a damaged row) shows nothing.
   it("keeps a page's tag values within the tenant, even where the pivot links another tenant's value", async () => {

@@ -28,14 +28,14 @@ interface RecordFromGraphQL {
   [key: string]: unknown;
 }
 
-// GraphQL enum names are upper case; the legacy values are the lower-case ones they stand for.
+// GraphQL enum names are upper case; the legacy values are the lower-case ones they stand for. The record is
+// the route's own (made by this request's execution), so it is changed in place: each key keeps its place, and
+// a page of 100 makes no second copy of its records.
 function toLegacyRecord(record: RecordFromGraphQL): RecordFromGraphQL {
-  return {
-    ...record,
-    source_config: { ...record.source_config, deployment_type: record.source_config.deployment_type.toLowerCase() },
-    secrets: record.secrets.map(({ name, value }) => ({ name, value: value ?? MASKED_SECRET })),
-    source: record.source.toLowerCase(),
-  };
+  record.source_config.deployment_type = record.source_config.deployment_type.toLowerCase();
+  for (const secret of record.secrets) secret.value ??= MASKED_SECRET;
+  record.source = record.source.toLowerCase();
+  return record;
 }
 
 export const listDeploymentsRoute: RestRoute = {

@@ -4,6 +4,7 @@
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
 import { groupedByParent } from '../common/batch-results.ts';
 import { scopedTenantId } from '../common/tenant-scope.ts';
+import { uuidLiterals } from '../common/uuid.ts';
 import type { SecretReferenceRow, SecretRow } from './deployment-row.ts';
 
 export interface SecretsOfDeployment {
@@ -13,14 +14,14 @@ export interface SecretsOfDeployment {
 
 type ListedRow = SecretRow & Partial<SecretReferenceRow> & { is_reference: boolean };
 
-/** Ciphertexts are read only when the caller may see secret values. */
-const statement = (withCiphertexts: boolean) => `
+/** Ciphertexts are read only when the caller may see secret values. `ids`: checked literals (uuidLiterals). */
+const statement = (withCiphertexts: boolean, ids: string) => `
   select deployment_id, false as is_reference, position, name, ${withCiphertexts ? 'value_ciphertext, key_fingerprint' : 'null::bytea as value_ciphertext, null::text as key_fingerprint'},
          null::text as secret_name, null::text as secret_key
-    from secret where tenant_id = ? and deployment_id in (?)
+    from secret where tenant_id = ? and deployment_id in (${ids})
   union all
   select deployment_id, true, position, name, null, null, secret_name, secret_key
-    from secret_reference where tenant_id = ? and deployment_id in (?)
+    from secret_reference where tenant_id = ? and deployment_id in (${ids})
   order by is_reference, position`;
 
 export async function secretsAndReferencesOf(
@@ -28,8 +29,8 @@ export async function secretsAndReferencesOf(
 ): Promise<SecretsOfDeployment[]> {
   if (deploymentIds.length === 0) return [];
   const tenantId = scopedTenantId(em, 'Secret');
-  const ids = [...new Set(deploymentIds)];
-  const rows = await em.getConnection().execute<ListedRow[]>(statement(withCiphertexts), [tenantId, ids, tenantId, ids]);
+  const ids = uuidLiterals([...new Set(deploymentIds)]);
+  const rows = await em.getConnection().execute<ListedRow[]>(statement(withCiphertexts, ids), [tenantId, tenantId]);
   const secrets = groupedByParent(deploymentIds, rows.filter((row) => !row.is_reference), (row) => row.deployment_id);
   const references = groupedByParent(deploymentIds, rows.filter((row) => row.is_reference), (row) => row.deployment_id);
   return deploymentIds.map((_, i) => ({

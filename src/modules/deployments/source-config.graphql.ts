@@ -18,13 +18,18 @@ import type {
  */
 export class SourceConfigView {
   readonly #config: StoredSourceConfig;
-  readonly #resourceSpec: StoredResourceSpec | null | undefined;
   readonly deploymentType: DeploymentType;
+  /**
+   * Null when the column is. Made once, as a property: graphql-jit reads a nested field through its parent's
+   * every time (`view.resourceSpec.cpu`, three or four times a field), and a getter made a new view for each
+   * read, about 150 per record (docs/performance.md#one-view-per-object).
+   */
+  readonly resourceSpec: ResourceSpecView | null;
 
   constructor(config: StoredSourceConfig, resourceSpec: StoredResourceSpec | null | undefined, deploymentType: DeploymentType) {
     this.#config = config;
-    this.#resourceSpec = resourceSpec;
     this.deploymentType = deploymentType;
+    this.resourceSpec = resourceSpec ? new ResourceSpecView(resourceSpec) : null;
   }
 
   get integrationId() { return this.#config.integration_id; }
@@ -35,8 +40,6 @@ export class SourceConfigView {
   get listenerConfig() { return this.#config.listener_config; }
   get installCommand() { return this.#config.install_command; }
   get buildCommand() { return this.#config.build_command; }
-  /** Null when the column is. */
-  get resourceSpec() { return this.#resourceSpec ? new ResourceSpecView(this.#resourceSpec) : null; }
 }
 
 export const ListenerConfigRef = builder.objectRef<StoredListenerConfig>('ListenerConfig').implement({
