@@ -17,7 +17,7 @@ export function isoDateTime(date: Date): string {
   if (!(time >= MIN_FOUR_DIGIT_YEAR && time <= MAX_FOUR_DIGIT_YEAR)) return date.toISOString();
   const days = Math.floor(time / DAY_MS);
   let rest = time - days * DAY_MS;
-  // The civil date of a day count (Howard Hinnant's days_from_civil, inverted): eras of 400 years from
+  // The civil date of a day count (Howard Hinnant's civil_from_days): eras of 400 years counted from
   // 0000-03-01, so that the leap day ends a year.
   const shifted = days + 719468;
   const era = Math.floor(shifted / 146097);
