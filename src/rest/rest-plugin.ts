@@ -75,9 +75,7 @@ export function useLegacyRest({ routes, graphqlEndpoint, authenticate, operation
     try {
       await authenticate(request);
     } catch (error) {
-      const response = classified(error);
-      if (response) return response;
-      throw error;
+      return classifiedOrThrown(error);
     }
     return operationsAtOnce.run(() => runRoute(route, path, request, url, serverContext));
   }
@@ -88,9 +86,7 @@ export function useLegacyRest({ routes, graphqlEndpoint, authenticate, operation
     try {
       contextValue = await enveloped.contextFactory();
     } catch (error) {
-      const response = classified(error);
-      if (response) return response;
-      throw error;
+      return classifiedOrThrown(error);
     }
     const parsed = parseParameters(route.parameters, url.searchParams, path);
     if (!parsed.ok) return validationFailed(parsed.errors);
@@ -126,6 +122,13 @@ export function useLegacyRest({ routes, graphqlEndpoint, authenticate, operation
       case 'RATE_LIMITED': return detail(429, error.message.replace(/\.$/, ''), httpHeadersOf(error));
       default: return isDatabaseUnavailable(error) ? serviceUnavailable() : undefined;
     }
+  }
+
+  /** The legacy answer to a refusal (auth, rate limit, database down) before execution; anything else is thrown on. */
+  function classifiedOrThrown(error: unknown): Response {
+    const response = classified(error);
+    if (response) return response;
+    throw error;
   }
 
   function executionFailure(errors: readonly GraphQLError[], call: RouteCall, url: URL): Response {
