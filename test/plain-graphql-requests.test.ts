@@ -8,6 +8,7 @@
 // origins where CORS is configured, and with trusted documents on. Budgets too: a request is one request of
 // its key's budget, and one wrong key is one failure, whichever path serves it.
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_FAILURES_PER_MINUTE, RateLimiter } from '../src/limits/rate-limiter.ts';
 import type { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
@@ -312,4 +313,45 @@ describe('the plain GraphQL request', () => {
     expect(fromPlain).toEqual([...Array<number>(AUTH_FAILURES_PER_MINUTE).fill(401), 429]);
     expect(fromPlain).toEqual(await statuses(yoga));
   });
+
+  it('answers requests that arrive together each with the answer it gets alone, also when some of their clients have gone', async () => {
+    const { plain } = await pair();
+    // Two tenants' pages under sixty names, so that no answer can pass for another's.
+    const requests = Array.from({ length: 60 }, (_, i) => ({
+      body: json(`{ answer${i}: __typename deployments(limit: 5) { resources { name } } }`),
+      headers: (i % 2 ? { 'x-api-key': keys.both, 'x-tenant-id': GLOBEX } : { 'x-api-key': keys.acme }) as Record<string, string>,
+    }));
+    // Each alone first: the answer to expect, and the document validated, so that the requests below run prepared.
+    const alone: string[] = [];
+    for (const request of requests) alone.push((await post(plain.url, { name: 'alone', ...request })).body.toString('utf8'));
+    expect(new Set(alone).size).toBe(60);
+    const prepared = async () => (await plain.app.metrics.preparedOperations.get()).values[0]!.value;
+    const preparedBefore = await prepared();
+    // Then all at once, on connections of their own, so that the service finishes many in one turn and writes
+    // them together (src/http/writes-at-end-of-turn.ts); every third client hangs up as soon as it has sent.
+    const answers = await Promise.all(requests.map(({ body, headers }, i) => {
+      const sent = { 'content-type': 'application/json', ...headers, 'x-request-id': `together-${i}` };
+      if (i % 3 === 2) return hangUpAfterSending(plain.url, body, sent).then(() => undefined);
+      return rawRequest(`${plain.url}/graphql`, { method: 'POST', body, headers: sent });
+    }));
+    answers.forEach((answer, i) => {
+      if (i % 3 === 2) return;
+      expect([answer!.status, answer!.headers['x-request-id'], answer!.body.toString('utf8')]).toEqual([200, `together-${i}`, alone[i]]);
+    });
+    expect(await prepared() - preparedBefore).toBeGreaterThanOrEqual(40);
+    // And the service still answers afterwards.
+    expect((await post(plain.url, { name: 'after', body: json('{ __typename }'), headers: { 'x-api-key': keys.acme } })).status).toBe(200);
+  });
 });
+
+/** Sends a request and closes the connection without waiting for the answer. */
+function hangUpAfterSending(base: string, body: string, headers: Record<string, string>): Promise<void> {
+  return new Promise((resolve) => {
+    const request = http.request(`${base}/graphql`, { method: 'POST', headers, agent: false });
+    request.on('error', () => resolve());
+    request.end(body, () => {
+      request.destroy();
+      resolve();
+    });
+  });
+}

@@ -27,6 +27,7 @@ import type { ResponseCompression } from './response-compression.plugin.ts';
 import { DOCUMENT_ID_PARAMETER } from '../graphql/trusted-documents.plugin.ts';
 import type { TrustedDocumentManifest } from '../graphql/trusted-documents.ts';
 import type { PreparedOperations } from '../graphql/prepared-operations.ts';
+import { writeAtEndOfTurn } from './writes-at-end-of-turn.ts';
 
 /**
  * The media type Yoga answers a single (not streamed) result with, for an Accept header; undefined where Yoga
@@ -82,6 +83,30 @@ export interface PlainGraphQLRequests {
 /** Copies header values under lower-case names, as node:http's writeHead takes them here. */
 function setHeaders(into: Record<string, string>, from: Iterable<[string, string]>): void {
   for (const [name, value] of from) into[name.toLowerCase()] = value;
+}
+
+interface Answer {
+  status: number;
+  statusText: string | undefined;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  body: string | Promise<string>;
+}
+
+/**
+ * The answer Yoga's processRegularResult makes of a single result. One without errors and without HTTP
+ * extensions is always 200, the media type and the result stringified (by the compiled operation's own
+ * stringify where it has one), so it is made directly; any other goes through processRegularResult, which
+ * takes its status and headers from the errors (401, 429, 400 for graphql-response+json...).
+ */
+function answerOf(result: ExecutionResult & { stringify?: (result: ExecutionResult) => string }, mediaType: string, fetchAPI: YogaServerInstance<Record<string, never>, GraphQLContext>['fetchAPI']): Answer {
+  if (!result.errors?.length && !result.extensions?.http) {
+    return { status: 200, statusText: undefined, headers: { 'content-type': `${mediaType}; charset=utf-8` }, body: (result.stringify ?? JSON.stringify)(result) };
+  }
+  const response = processRegularResult(result, fetchAPI, mediaType);
+  const headers: Record<string, string> = {};
+  setHeaders(headers, response.headers);
+  return { status: response.status, statusText: response.statusText, headers, body: response.text() };
 }
 
 interface PlainParameters {
@@ -157,21 +182,20 @@ export function plainGraphQLRequests({ yoga, graphqlEndpoint, cors, compression,
         // answers the refusal, with the same authentication outcome (kept in the request scope, not tried twice).
         return false;
       }
-      // Status and headers from the errors (401, 429, 400 for graphql-response+json...), as Yoga answers.
-      const response = processRegularResult(result as ExecutionResult, yoga.fetchAPI, mediaType);
-      const headers: Record<string, string> = {};
-      setHeaders(headers, response.headers);
+      const answer = answerOf(result as ExecutionResult, mediaType, yoga.fetchAPI);
+      const { headers } = answer;
       // As Yoga's CORS plugin adds them to every answer to a request with an Origin.
       setHeaders(headers, Object.entries(getCORSHeadersByRequestAndOptions(request, cors) ?? {}));
       // As useRequestScope adds them to Yoga's answers (a 429 carries its own).
-      if (scope?.rateLimit && response.status !== 429) setHeaders(headers, Object.entries(rateLimitHeaders(scope.rateLimit)));
-      let sent: string | Buffer = await response.text();
+      if (scope?.rateLimit && answer.status !== 429) setHeaders(headers, Object.entries(rateLimitHeaders(scope.rateLimit)));
+      let sent: string | Buffer = await answer.body;
       const acceptEncoding = req.headers['accept-encoding'];
       if (compression && acceptEncoding !== undefined) {
         sent = compression.apply(acceptEncoding, headers, sent) ?? sent;
       }
       headers['content-length'] = String(Buffer.byteLength(sent));
-      res.writeHead(response.status, response.statusText, headers).end(sent);
+      // With the other answers of this turn: one wake-up of the clients for all of them.
+      await writeAtEndOfTurn(() => res.writeHead(answer.status, answer.statusText, headers).end(sent));
       return true;
     },
   };
