@@ -13,6 +13,7 @@ import type { ReadReplicas } from '../db/read-replicas.ts';
 import { currentRequestScope } from '../observability/request-scope.ts';
 import { authErrorToGraphQL, rateLimitToGraphQL } from './errors.ts';
 import { RequestLoaders } from './loaders.ts';
+import type { CallerRequest } from '../http/node-request-headers.ts';
 
 export interface AppServices {
   orm: AppOrm;
@@ -48,7 +49,7 @@ export interface GraphQLContext {
   deploymentChanges: DeploymentChangeFeed | undefined;
 }
 
-export async function createGraphQLContext(request: Request, services: AppServices): Promise<GraphQLContext> {
+export async function createGraphQLContext(request: CallerRequest, services: AppServices): Promise<GraphQLContext> {
   const principal = authenticatedRequests.get(request) ?? await authenticateWithinLimits(request, services);
   const { orm, replica } = services.replicas?.pick() ?? { orm: services.orm, replica: undefined };
   // Forked on first use: `{ __typename }`, introspection and documents refused before execution read nothing,
@@ -68,14 +69,14 @@ export async function createGraphQLContext(request: Request, services: AppServic
  * Who is asking, spending one request of their budget; an address that keeps presenting wrong keys gets 429.
  * Once per HTTP request: its outcome (a rejection too) is kept in the request scope.
  */
-function authenticateWithinLimits(request: Request, services: AppServices): Promise<Principal> {
+function authenticateWithinLimits(request: CallerRequest, services: AppServices): Promise<Principal> {
   const scope = currentRequestScope();
   if (!scope) return authenticateAndSpend(request, services);
   scope.authentication ??= authenticateAndSpend(request, services);
   return scope.authentication as Promise<Principal>;
 }
 
-async function authenticateAndSpend(request: Request, services: AppServices): Promise<Principal> {
+async function authenticateAndSpend(request: CallerRequest, services: AppServices): Promise<Principal> {
   const { rateLimiter } = services;
   const scope = currentRequestScope();
   const principal = await authenticate(request.headers, services.orm.em, services.apiKeys).catch(async (error: unknown) => {
@@ -96,8 +97,8 @@ async function authenticateAndSpend(request: Request, services: AppServices): Pr
 // A request is authenticated (and its budget spent) before anything else is done for it: on /graphql before
 // its document is parsed and validated, on a REST route before it waits for its turn (rest/rest-plugin.ts).
 // None of that work is done for a caller without a valid key or budget; the context then reuses the outcome.
-const authenticatedRequests = new WeakMap<Request, Principal>();
+const authenticatedRequests = new WeakMap<CallerRequest, Principal>();
 
-export async function authenticateFirst(request: Request, services: AppServices): Promise<void> {
+export async function authenticateFirst(request: CallerRequest, services: AppServices): Promise<void> {
   authenticatedRequests.set(request, await authenticateWithinLimits(request, services));
 }

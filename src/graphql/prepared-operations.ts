@@ -24,6 +24,7 @@ import type { QueryCostLimit } from '../limits/query-cost.plugin.ts';
 import { executeInTurn, type OperationsAtOnce } from '../limits/operations-at-once.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { beginOperationMetrics } from '../observability/operation-metrics.plugin.ts';
+import type { CallerRequest } from '../http/node-request-headers.ts';
 
 /** Documents remembered: as many as Yoga's parse cache keeps by default. */
 const MAX_DOCUMENTS = 1000;
@@ -65,8 +66,8 @@ export interface PreparedOperationsOptions {
   documents: ValidatedDocuments;
   compiled: CompiledOperations;
   /** Authenticates the request and spends its budget, as the onParams plugin does; rejects a refused one. */
-  authenticate: (request: Request) => Promise<void>;
-  createContext: (request: Request) => Promise<GraphQLContext>;
+  authenticate: (request: CallerRequest) => Promise<void>;
+  createContext: (request: CallerRequest) => Promise<GraphQLContext>;
   metrics: Metrics;
   queryCost: QueryCostLimit;
   operationsAtOnce: OperationsAtOnce;
@@ -92,7 +93,7 @@ export class PreparedOperations {
   }
 
   /** Authenticates the request (rejecting where that refuses it), then runs the operation as the envelop would. */
-  async run({ document, operationName, operation }: PreparedOperation, request: Request, variables: Record<string, unknown> | undefined): Promise<ExecutionResult> {
+  async run({ document, operationName, operation }: PreparedOperation, request: CallerRequest, variables: Record<string, unknown> | undefined): Promise<ExecutionResult> {
     const { schema, metrics, queryCost, operationsAtOnce, maskError } = this.#options;
     await this.#options.authenticate(request);
     // Compiled once the caller is known, like everything else the request costs.

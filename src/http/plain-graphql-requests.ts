@@ -28,6 +28,7 @@ import { DOCUMENT_ID_PARAMETER } from '../graphql/trusted-documents.plugin.ts';
 import type { TrustedDocumentManifest } from '../graphql/trusted-documents.ts';
 import type { PreparedOperations } from '../graphql/prepared-operations.ts';
 import { writeAtEndOfTurn } from './writes-at-end-of-turn.ts';
+import { NodeRequestHeaders } from './node-request-headers.ts';
 
 /**
  * The media type Yoga answers a single (not streamed) result with, for an Accept header; undefined where Yoga
@@ -165,16 +166,18 @@ export function plainGraphQLRequests({ yoga, graphqlEndpoint, cors, compression,
       const { params, document, documentId } = plain;
       const scope = currentRequestScope();
       if (scope) scope.route = graphqlEndpoint;
-      // The headers object of node:http as the Request's: Yoga's adapter makes its requests the same way.
-      const request = new yoga.fetchAPI.Request(url, { method: 'POST', headers: req.headers as Record<string, string> });
       const prepared = preparedOperations?.find(document, params.operationName);
+      // A prepared operation reads nothing of the request but its headers; Yoga is given a Request, over the
+      // headers object of node:http as its adapter makes them.
+      const headers = new NodeRequestHeaders(req.headers);
       let result: unknown;
       try {
         if (prepared) {
-          result = await preparedOperations!.run(prepared, request, params.variables);
+          result = await preparedOperations!.run(prepared, { headers }, params.variables);
           // For the access log, as the trusted-documents plugin notes it once the request is authenticated.
           if (documentId !== undefined && scope) scope.documentId = documentId;
         } else {
+          const request = new yoga.fetchAPI.Request(url, { method: 'POST', headers: req.headers as Record<string, string> });
           result = await yoga.getResultForParams({ params, request }, { req, res } as unknown as Record<string, never>);
         }
       } catch {
@@ -183,19 +186,19 @@ export function plainGraphQLRequests({ yoga, graphqlEndpoint, cors, compression,
         return false;
       }
       const answer = answerOf(result as ExecutionResult, mediaType, yoga.fetchAPI);
-      const { headers } = answer;
-      // As Yoga's CORS plugin adds them to every answer to a request with an Origin.
-      setHeaders(headers, Object.entries(getCORSHeadersByRequestAndOptions(request, cors) ?? {}));
+      // As Yoga's CORS plugin adds them to every answer to a request with an Origin (the function reads the
+      // request's headers alone).
+      setHeaders(answer.headers, Object.entries(getCORSHeadersByRequestAndOptions({ headers } as unknown as Request, cors) ?? {}));
       // As useRequestScope adds them to Yoga's answers (a 429 carries its own).
-      if (scope?.rateLimit && answer.status !== 429) setHeaders(headers, Object.entries(rateLimitHeaders(scope.rateLimit)));
+      if (scope?.rateLimit && answer.status !== 429) setHeaders(answer.headers, Object.entries(rateLimitHeaders(scope.rateLimit)));
       let sent: string | Buffer = await answer.body;
       const acceptEncoding = req.headers['accept-encoding'];
       if (compression && acceptEncoding !== undefined) {
-        sent = compression.apply(acceptEncoding, headers, sent) ?? sent;
+        sent = compression.apply(acceptEncoding, answer.headers, sent) ?? sent;
       }
-      headers['content-length'] = String(Buffer.byteLength(sent));
+      answer.headers['content-length'] = String(Buffer.byteLength(sent));
       // With the other answers of this turn: one wake-up of the clients for all of them.
-      await writeAtEndOfTurn(() => res.writeHead(answer.status, answer.statusText, headers).end(sent));
+      await writeAtEndOfTurn(() => res.writeHead(answer.status, answer.statusText, answer.headers).end(sent));
       return true;
     },
   };

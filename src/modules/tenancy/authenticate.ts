@@ -25,7 +25,7 @@ export class AuthError extends Error {
 }
 
 /** The presented key: `X-Api-Key`, else `Authorization: Bearer <key>` (header names are case-insensitive). */
-export function presentedApiKey(headers: Headers): string | undefined {
+export function presentedApiKey(headers: Pick<Headers, 'get'>): string | undefined {
   const direct = headers.get('x-api-key')?.trim();
   if (direct) return direct;
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headers.get('authorization') ?? '');
@@ -46,7 +46,7 @@ async function verify(presented: string, em: EntityManager, cache: ApiKeyCache |
   return verified;
 }
 
-export async function authenticate(headers: Headers, em: EntityManager, cache?: ApiKeyCache): Promise<Principal> {
+export async function authenticate(headers: Pick<Headers, 'get'>, em: EntityManager, cache?: ApiKeyCache): Promise<Principal> {
   const presented = presentedApiKey(headers);
   if (!presented) throw new AuthError('missing-key', 'Not authenticated');
   const apiKey = await verify(presented, em, cache);
