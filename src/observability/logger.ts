@@ -17,32 +17,57 @@ const REDACTED_PATHS = [
 ];
 
 // Lines are written to stdout in batches of at least this many bytes, or within STDOUT_FLUSH_MS of being logged.
-const STDOUT_BATCH_BYTES = 4096;
+const STDOUT_BATCH_BYTES = 16 * 1024;
 const STDOUT_FLUSH_MS = 200;
 
 /**
  * The service's stdout, written in batches. One write per line cost more than formatting the line: under load,
  * a write (on libuv's thread pool) and its callback per request (docs/performance.md#log-lines-in-batches). A
- * line waits at most STDOUT_FLUSH_MS; on exit (a crash included) pino's own exit handler writes what is left
- * synchronously, and `logger.flush()` writes it at once. A process killed outright (SIGKILL) loses at most the
- * lines of that interval.
+ * line waits at most STDOUT_FLUSH_MS; on exit (a crash included) what is left is written synchronously, and
+ * `logger.flush()` writes it at once. A process killed outright (SIGKILL) loses at most the lines of that
+ * interval.
+ *
+ * The lines of a batch are kept here and handed to pino's destination joined, one string per batch: the
+ * destination measures the UTF-8 length of its last buffer at every write it is given, a buffer that grows
+ * with the batch (docs/performance.md#log-lines-in-batches).
  */
 export function batchedStdout(): DestinationStream & { flush(cb?: (error?: Error) => void): void; flushSync(): void } {
-  // Through pino.destination, so that pino registers it for the synchronous write on exit, and stops writing
-  // (instead of throwing) when the reading end of a pipe has gone.
-  const stdout = pino.destination({ dest: 1, sync: false, minLength: STDOUT_BATCH_BYTES });
+  // Through pino.destination, so that it stops writing (instead of throwing) when the reading end of a pipe has
+  // gone; it writes each batch as it is handed over.
+  const stdout = pino.destination({ dest: 1, sync: false });
+  let lines: string[] = [];
+  let length = 0;
   let timer: NodeJS.Timeout | undefined;
-  const flush = () => {
+  const handOver = () => {
+    clearTimeout(timer);
     timer = undefined;
-    stdout.flush();
+    if (lines.length === 0) return;
+    const batch = lines.join('');
+    lines = [];
+    length = 0;
+    stdout.write(batch);
   };
+  // On exit nothing asynchronous runs any more: what is left is written synchronously.
+  process.once('exit', () => {
+    handOver();
+    stdout.flushSync();
+  });
   return {
     write(line: string) {
-      stdout.write(line);
-      timer ??= setTimeout(flush, STDOUT_FLUSH_MS).unref();
+      lines.push(line);
+      // Characters, not bytes: a threshold needs no more.
+      length += line.length;
+      if (length >= STDOUT_BATCH_BYTES) handOver();
+      else timer ??= setTimeout(handOver, STDOUT_FLUSH_MS).unref();
     },
-    flush: (cb) => stdout.flush(cb),
-    flushSync: () => stdout.flushSync(),
+    flush: (cb) => {
+      handOver();
+      stdout.flush(cb);
+    },
+    flushSync: () => {
+      handOver();
+      stdout.flushSync();
+    },
   };
 }
 
