@@ -12,7 +12,7 @@ import { CompiledOperations, useCompiledOperations } from './graphql/compiled-op
 import { PreparedOperations, ValidatedDocuments } from './graphql/prepared-operations.ts';
 import { DOCUMENT_ID_PARAMETER, useTrustedDocuments } from './graphql/trusted-documents.plugin.ts';
 import type { TrustedDocumentManifest } from './graphql/trusted-documents.ts';
-import { useLegacyRest } from './rest/rest-plugin.ts';
+import { isRestRead, useLegacyRest } from './rest/rest-plugin.ts';
 import { REST_ROUTES } from './rest/routes.ts';
 import { loadSwaggerUiAssets } from './rest/swagger-ui-page.ts';
 import { authenticateFirst, createGraphQLContext, type AppServices, type GraphQLContext } from './graphql/context.ts';
@@ -200,7 +200,10 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
   const plainGraphQL = (options.plainGraphQLRequests ?? true)
     ? plainGraphQLRequests({ yoga, graphqlEndpoint: GRAPHQL_PATH, cors, compression: responseCompression, trustedDocuments, preparedOperations })
     : undefined;
-  const handler = createRequestHandler({ yoga, logger, metrics, maxBodyBytes, graphqlEndpoint: GRAPHQL_PATH, inFlight, tracing: options.tracing, plainGraphQL });
+  const handler = createRequestHandler({
+    yoga, logger, metrics, maxBodyBytes, graphqlEndpoint: GRAPHQL_PATH, inFlight, tracing: options.tracing, plainGraphQL,
+    turnsAtTheDoor: { admits: isRestRead(REST_ROUTES), authenticate: (headers) => authenticateFirst({ headers }, contextServices), operations },
+  });
   const server = createServer(handler);
   // A client that trickles its request (slowloris) cannot hold a connection for long.
   server.headersTimeout = 10_000;

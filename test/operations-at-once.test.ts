@@ -1,7 +1,8 @@
 // Operations execute at most `limit` at once (limits/operations-at-once.ts): the others wait their turn, first
 // come first served, and one that waits longer than `waitMs` is answered 503 with Retry-After on either door,
-// as a wait for a pooled connection is; a caller without a valid key is refused without waiting. A REST route
-// takes its turn before its execution does: the execution runs in that turn, which must not wait for another. Open subscription streams hold no turn. Real PostgreSQL: a lock held
+// as a wait for a pooled connection is; a caller without a valid key is refused without waiting. A REST read
+// takes its turn at the HTTP door, before Yoga serves it: its execution runs in that turn, which must not wait
+// for another, and a request that ends without using it (its client gone) gives it back. Open subscription streams hold no turn. Real PostgreSQL: a lock held
 // by another session keeps the running operations in the database, where pg_stat_activity shows them.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,6 +101,40 @@ describe('operations at once', () => {
       await Promise.all([locker.end(), observer.end()]);
     }
     expect((await rest('/v2/deployments?limit=5')).status).toBe(200);
+  });
+
+  it('gets back the turn of a REST read whose client hangs up while it waits at the door', async () => {
+    const locker = new pg.Client({ connectionString: db.url });
+    const observer = new pg.Client({ connectionString: db.url });
+    await Promise.all([locker.connect(), observer.connect()]);
+    const lock = async () => {
+      await locker.query('begin');
+      await locker.query('lock table deployment in access exclusive mode');
+    };
+    try {
+      await lock();
+      const held = [rest('/v2/deployments?limit=5'), graphql(PAGE)] as const;
+      await until(async () => (await waitingOnLock(observer)) === LIMIT);
+      // Three REST reads wait for a turn at the door; their clients give up, and the turns come free while the
+      // requests are still queued: each is granted a turn for a request that has ended.
+      const clients = [0, 1, 2].map(() => new AbortController());
+      const gaveUp = clients.map((client) => fetch(`${service.app.url}/v2/deployments?limit=5`, { headers: { 'x-api-key': key }, signal: client.signal }).catch(() => 'gave up'));
+      await new Promise((resolve) => setTimeout(resolve, WAIT_MS / 4));
+      clients.forEach((client) => client.abort());
+      expect(await Promise.all(gaveUp)).toEqual(['gave up', 'gave up', 'gave up']);
+      await locker.query('rollback');
+      expect((await Promise.all(held)).map((answer) => answer.status)).toEqual([200, 200]);
+
+      // Every turn is free again: as many pages as the limit reach the database at once, and one more waits.
+      await lock();
+      const again = [rest('/v2/deployments?limit=5'), rest('/v2/deployments?limit=5')];
+      await until(async () => (await waitingOnLock(observer)) === LIMIT);
+      await locker.query('rollback');
+      expect((await Promise.all(again)).map((answer) => answer.status)).toEqual([200, 200]);
+    } finally {
+      await locker.query('rollback').catch(() => {});
+      await Promise.all([locker.end(), observer.end()]);
+    }
   });
 
   it('gives a turn to each waiting operation in order as the running ones finish', async () => {

@@ -1,7 +1,8 @@
 // The Node request listener in front of Yoga. Per request it: opens the request scope (request id, taken
 // from X-Request-Id or made up, and echoed back), refuses bodies over the limit with 413 before Yoga buffers
-// them, counts the request as in flight (graceful shutdown waits on that), and, once the response is done,
-// writes the access log line and the HTTP metrics.
+// them, counts the request as in flight (graceful shutdown waits on that), has a REST read wait for its turn
+// among the operations at once before Yoga makes anything for it (turns at the door), and, once the response
+// is done, writes the access log line and the HTTP metrics.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { accessLog, type Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -10,6 +11,8 @@ import type { InFlightRequests } from './in-flight-requests.ts';
 import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { Tracing } from '../observability/tracing.ts';
 import type { PlainGraphQLRequests } from './plain-graphql-requests.ts';
+import type { OperationsAtOnce } from '../limits/operations-at-once.ts';
+import { NodeRequestHeaders } from './node-request-headers.ts';
 
 type NodeListener = (req: IncomingMessage, res: ServerResponse) => unknown;
 
@@ -24,6 +27,24 @@ export interface RequestHandlerOptions {
   tracing?: Tracing;
   /** Serves `POST /graphql` with a JSON body without Yoga's Fetch API adapter; none: Yoga serves everything. */
   plainGraphQL?: PlainGraphQLRequests;
+  /** Requests that take their turn among the operations at once before Yoga serves them; none: all go straight in. */
+  turnsAtTheDoor?: TurnsAtTheDoor;
+}
+
+/**
+ * A request that waits a long time for its turn keeps what it has made meanwhile long enough for V8 to move it to
+ * the old generation, and whatever it makes later and hangs off those objects (its page, its answer) is moved
+ * there too: at 64 connections, a REST page's answer was promoted at every scavenge
+ * (docs/performance.md#turns-at-the-door). So a REST read waits at the door, before Yoga makes its Request,
+ * its promises and its route's envelop: with the request scope and node:http's own objects only. The caller is
+ * authenticated first (a refused one is answered at once, as before), and its route runs in the turn reserved
+ * here; a request that ends without running one (another answer, a client gone) gives the turn back as it ends.
+ */
+export interface TurnsAtTheDoor {
+  admits(req: IncomingMessage): boolean;
+  /** As the route would authenticate the caller (the outcome is kept in the request scope); rejects a refused one. */
+  authenticate(headers: NodeRequestHeaders): Promise<void>;
+  operations: OperationsAtOnce;
 }
 
 const TOO_LARGE = Symbol('too large');
@@ -83,7 +104,7 @@ function loggablePath(url: string | undefined): string | undefined {
 }
 
 export function createRequestHandler(options: RequestHandlerOptions): NodeListener {
-  const { yoga, logger, metrics, maxBodyBytes, graphqlEndpoint, inFlight, tracing, plainGraphQL } = options;
+  const { yoga, logger, metrics, maxBodyBytes, graphqlEndpoint, inFlight, tracing, plainGraphQL, turnsAtTheDoor } = options;
   const logRequest = accessLog(logger);
   return (req, res) => {
     const scope: RequestScope = { requestId: requestIdFrom(req.headers['x-request-id']), clientAddress: req.socket.remoteAddress };
@@ -99,6 +120,8 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
     const finish = () => {
       if (finished) return;
       finished = true;
+      // A turn reserved at the door and not used (or not yet granted) goes back.
+      scope.turn?.then((turn) => turn.release(), () => {});
       if (span) endRequestSpan(span, req.method ?? 'GET', res.statusCode, scope.route, !res.writableFinished);
       inFlight.end();
       metrics.inFlight.dec();
@@ -117,7 +140,7 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
     res.once('finish', finish);
     res.once('close', finish);
 
-    const serve = () => runInRequestScope(scope, () => {
+    const enterYoga = () => {
       const plainMediaType = plainGraphQL?.mayServe(req);
       readBody(req, maxBodyBytes, plainMediaType !== undefined).then(
         async (body) => {
@@ -134,6 +157,29 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
         logger.error({ err: error }, 'request failed outside Yoga');
         res.destroy();
       });
+    };
+    const waitAtTheDoor = async (door: TurnsAtTheDoor) => {
+      const admitted = await door.authenticate(new NodeRequestHeaders(req.headers)).then(() => true, () => false);
+      // Gone meanwhile: nothing to serve, and no turn to take. (Checked right before the reservation, which
+      // `finish` gives back if the request ends later.)
+      if (finished) return;
+      if (admitted) {
+        scope.turn = door.operations.reserve();
+        // The turn, or the end of the wait: then the route answers 503, as a wait for a connection is answered.
+        await scope.turn.catch(() => {});
+        if (finished) return;
+      }
+      enterYoga();
+    };
+    const serve = () => runInRequestScope(scope, () => {
+      if (turnsAtTheDoor?.admits(req)) {
+        waitAtTheDoor(turnsAtTheDoor).catch((error: unknown) => {
+          logger.error({ err: error }, 'request failed outside Yoga');
+          res.destroy();
+        });
+      } else {
+        enterYoga();
+      }
     });
     // Everything the request starts (its GraphQL operation, its SQL statements) is a child of its span.
     if (span) context.with(trace.setSpan(context.active(), span), serve);

@@ -9,7 +9,9 @@
 // their own: the GraphQL context, its loaders, the envelop. What a request makes before a long wait is
 // promoted to V8's old generation while it waits, and the page it then loads hangs off those old objects: a
 // scavenge cannot free it, so it is copied, promoted and left to mark-compact (docs/performance.md#turns-at-the-door).
-// Inside a turn, the execution's own turn (the plugin below) is the one already held.
+// Inside a turn, the execution's own turn (the plugin below) is the one already held. A REST read waits for its
+// turn at the HTTP door, before Yoga makes anything for it (http/request-handler.ts): the turn is reserved there
+// and the route runs in it (`run(operation, reserved)`); the request's end releases it if the route never ran.
 //
 // A wait has the same bound as a wait for a free connection in the pool (DB_CONNECT_TIMEOUT_MS): past it the
 // operation is answered as the pool's timeout is, 503 with Retry-After.
@@ -22,6 +24,25 @@ export class OperationWaitTimeoutError extends Error {
   override name = 'OperationWaitTimeoutError';
   constructor(waitMs: number) {
     super(`No turn to execute within ${waitMs} ms: as many operations as the pool has connections are running`);
+  }
+}
+
+/** A turn taken for work that runs later; released once, by that work or by whoever gives up on it. */
+export class ReservedTurn {
+  #release: (() => void) | undefined;
+
+  constructor(release: () => void) {
+    this.#release = release;
+  }
+
+  get released(): boolean {
+    return this.#release === undefined;
+  }
+
+  release(): void {
+    const release = this.#release;
+    this.#release = undefined;
+    release?.();
   }
 }
 
@@ -48,15 +69,43 @@ export class OperationsAtOnce {
    * Runs `operation` in its turn, or at once within the turn it is already in; rejects with
    * OperationWaitTimeoutError if the turn does not come in time.
    */
-  async run<T>(operation: () => T | Promise<T>): Promise<T> {
+  async run<T>(operation: () => T | Promise<T>, reserved?: Promise<ReservedTurn>): Promise<T> {
     if (this.#holding.getStore()) return operation();
-    if (this.#running < this.#limit) this.#running++;
-    else await this.#turn();
+    // In the turn reserved for it (rejecting as the reservation did, if its wait timed out), unless that has
+    // been given back already: then in a turn of its own.
+    const turn = reserved ? await reserved : undefined;
+    if (turn === undefined || turn.released) return this.#runInNewTurn(operation);
+    try {
+      return await this.#holding.run(true, operation);
+    } finally {
+      turn.release();
+    }
+  }
+
+  /** A turn for work that will run later (`run(operation, reserved)`); rejects with OperationWaitTimeoutError as run does. */
+  async reserve(): Promise<ReservedTurn> {
+    const waiting = this.#take();
+    if (waiting) await waiting;
+    return new ReservedTurn(() => this.#finished());
+  }
+
+  async #runInNewTurn<T>(operation: () => T | Promise<T>): Promise<T> {
+    const waiting = this.#take();
+    if (waiting) await waiting;
     try {
       return await this.#holding.run(true, operation);
     } finally {
       this.#finished();
     }
+  }
+
+  /** Takes a free turn at once (undefined), or waits for one. */
+  #take(): Promise<void> | undefined {
+    if (this.#running < this.#limit) {
+      this.#running++;
+      return undefined;
+    }
+    return this.#turn();
   }
 
   #turn(): Promise<void> {

@@ -3,6 +3,7 @@
 // rate-limit budget) for the access log, the metrics and the response headers.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import type { ReservedTurn } from '../limits/operations-at-once.ts';
 
 export interface RateLimitState {
   limit: number;
@@ -27,6 +28,8 @@ export interface RequestScope {
    * the plain GraphQL path hands back to Yoga does not spend its budget, or count a wrong key, twice.
    */
   authentication?: Promise<unknown>;
+  /** The turn a REST read reserved at the HTTP door, for its route to run in (limits/operations-at-once.ts). */
+  turn?: Promise<ReservedTurn>;
 }
 
 const storage = new AsyncLocalStorage<RequestScope>();

@@ -64,6 +64,15 @@ export interface LegacyRestOptions {
   operationsAtOnce: OperationsAtOnce;
 }
 
+/**
+ * Whether a request is a read of the REST door's paths (their first segment, `/v2/...`), which waits for its
+ * turn at the HTTP door; another path of that segment waits too, and is answered 404 in its turn.
+ */
+export function isRestRead(routes: RestRoute[]): (req: { method?: string; url?: string }) => boolean {
+  const segments = new Set(routes.map((route) => route.path.split('/')[1]));
+  return ({ method, url = '' }) => (method === 'GET' || method === 'HEAD') && segments.has(url.split('/')[1] ?? '');
+}
+
 export function useLegacyRest({ routes, graphqlEndpoint, authenticate, operationsAtOnce }: LegacyRestOptions): Plugin<Record<string, unknown>, Record<string, unknown>, GraphQLContext> {
   const compiled = routes.map(compile);
   let yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
@@ -77,7 +86,8 @@ export function useLegacyRest({ routes, graphqlEndpoint, authenticate, operation
     } catch (error) {
       return classifiedOrThrown(error);
     }
-    return operationsAtOnce.run(() => runRoute(route, path, request, url, serverContext));
+    // In the turn reserved at the HTTP door (http/request-handler.ts), or one of its own.
+    return operationsAtOnce.run(() => runRoute(route, path, request, url, serverContext), currentRequestScope()?.turn);
   }
 
   async function runRoute(route: RestRoute, path: Record<string, string>, request: Request, url: URL, serverContext: object): Promise<Response> {
