@@ -11,6 +11,7 @@ import { selectedColumns } from '../../graphql/selected-columns.ts';
 import { listingCursors } from '../common/listing-position.ts';
 import { DeploymentSchema, type Deployment } from './deployment.entity.ts';
 import type { DeploymentRow } from './deployment-row.ts';
+import { timestampFromText } from '../common/lean-rows.ts';
 import { DeploymentFilterInput, resolveDeploymentFilter } from './deployment-filter.graphql.ts';
 import { MATCHES_NOTHING } from './deployment-filter.ts';
 import { DeploymentRef } from './deployment.graphql.ts';
@@ -67,6 +68,6 @@ async function deploymentConnection(
   const { deployments, more } = await repository.findSlice(where, slice.range, slice.from, slice.count, columns);
   // The far side of the slice is read only when a cursor bounds it there (otherwise the slice starts the list).
   const beyondFarSide = slice.farCursor ? await repository.existsFrom(where, slice.farCursor, slice.from === 'end' ? 'after' : 'before') : false;
-  const cursorOf = (node: DeploymentRow) => deploymentCursors.encode({ createdAt: node.created_at, id: node.id });
+  const cursorOf = (node: DeploymentRow) => deploymentCursors.encode({ createdAt: timestampFromText(node.created_at), id: node.id });
   return { ...connectionOf(deployments, cursorOf, slice, more, beyondFarSide), countTotal: () => repository.countMatching(where) };
 }

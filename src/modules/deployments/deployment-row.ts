@@ -28,8 +28,13 @@ export interface DeploymentRow {
   source_revision_config: StoredSourceRevisionConfig | null;
   latest_revision_id: string | null;
   active_revision_id: string | null;
-  created_at: Date;
-  updated_at: Date;
+  /**
+   * As the driver hands it over (text, on a listing) or as a Date: read with timestampFromText
+   * (common/lean-rows.ts), when a field reads it. Every listing reads the creation time (its order), most
+   * selections show neither.
+   */
+  created_at: Date | string;
+  updated_at: Date | string;
 }
 
 export interface SecretRow {

@@ -4,6 +4,7 @@ import { loadNodes } from '../../graphql/loaders.ts';
 import { columnsOf, fromSameRow, keyOf } from '../../graphql/selected-columns.ts';
 import { IntegrationRef } from '../integrations/integration.graphql.ts';
 import type { DeploymentRow } from './deployment-row.ts';
+import { timestampFromText } from '../common/lean-rows.ts';
 import { DeploymentSourceEnum, DeploymentStatusEnum } from './deployment-enums.graphql.ts';
 import { SecretRef, SecretReferenceRef } from './secret.graphql.ts';
 import { selectsSecretValues } from './secret-values.ts';
@@ -47,8 +48,14 @@ builder.node(DeploymentRef, {
       extensions: columnsOf('id'), description: 'Environment variables read from named secrets, in their stored order.',
       resolve: async (d, _args, ctx) => (await ctx.loaders.deployments.secretsAndReferences.load(d.id)).references,
     }),
-    createdAt: t.expose('created_at', { type: 'DateTime', extensions: columnsOf('created_at'), description: 'Creation time; the list is ordered by it, newest first.' }),
-    updatedAt: t.expose('updated_at', { type: 'DateTime', extensions: columnsOf('updated_at'), description: 'Last update time.' }),
+    createdAt: t.field({
+      type: 'DateTime', extensions: columnsOf('created_at'), description: 'Creation time; the list is ordered by it, newest first.',
+      resolve: (d) => timestampFromText(d.created_at),
+    }),
+    updatedAt: t.field({
+      type: 'DateTime', extensions: columnsOf('updated_at'), description: 'Last update time.',
+      resolve: (d) => timestampFromText(d.updated_at),
+    }),
     latestRevisionId: t.expose('latest_revision_id', { type: 'UUID', nullable: true, extensions: columnsOf('latest_revision_id'), description: 'Id of the latest revision.' }),
     activeRevisionId: t.expose('active_revision_id', { type: 'UUID', nullable: true, extensions: columnsOf('active_revision_id'), description: 'Id of the revision serving traffic.' }),
     tagValues: t.field({

@@ -3,7 +3,7 @@
 // as lean rows (see lean-rows.ts).
 import { raw, type FilterQuery, type QueryOrderMap, type RawQueryFragment } from '@mikro-orm/postgresql';
 import { inRequestedOrder } from '../common/batch-results.ts';
-import { leanRows, timestampFromText } from '../common/lean-rows.ts';
+import { leanRows } from '../common/lean-rows.ts';
 import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
 import type { Deployment } from './deployment.entity.ts';
 import { DeploymentSchema } from './deployment.entity.ts';
@@ -83,12 +83,8 @@ export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
     options: { orderBy?: QueryOrderMap<Deployment>[]; limit?: number; offset?: number; columns?: readonly string[] },
   ) {
     const { columns, ...query } = options;
-    const rows = await leanRows<DeploymentRow>(this.tenantSafeEm, DeploymentSchema, where, { ...query, fields: selectionFor(columns) } as never);
-    for (const row of rows) {
-      row.created_at = timestampFromText(row.created_at);
-      if (row.updated_at !== undefined) row.updated_at = timestampFromText(row.updated_at);
-    }
-    return rows;
+    // The timestamps stay text until a field reads them (deployment-row.ts).
+    return leanRows<DeploymentRow>(this.tenantSafeEm, DeploymentSchema, where, { ...query, fields: selectionFor(columns) } as never);
   }
 
   /** One row per requested id, in the same order, or null where the tenant has no such deployment. */
