@@ -32,13 +32,14 @@ export interface RequestHandlerOptions {
 }
 
 /**
- * A request that waits a long time for its turn keeps what it has made meanwhile long enough for V8 to move it to
- * the old generation, and whatever it makes later and hangs off those objects (its page, its answer) is moved
+ * A request that waits a long time for its turn keeps what it has made meanwhile long enough for V8 to move it
+ * to the old generation, and whatever it makes later and hangs off those objects (its page, its answer) is moved
  * there too: at 64 connections, a REST page's answer was promoted at every scavenge
- * (docs/performance.md#turns-at-the-door). So a REST read waits at the door, before Yoga makes its Request,
- * its promises and its route's envelop: with the request scope and node:http's own objects only. The caller is
- * authenticated first (a refused one is answered at once, as before), and its route runs in the turn reserved
- * here; a request that ends without running one (another answer, a client gone) gives the turn back as it ends.
+ * (docs/performance.md#the-turn-taken-before-yoga-2026-11-26). So a REST read waits at the door, before Yoga
+ * makes its Request, its promises and its route's envelop: with the request scope and node:http's own objects
+ * only. The caller is authenticated first (a refused one is answered at once, as before), and its route runs in
+ * the turn reserved here; a request that ends without running one (another answer, a client gone) gives the
+ * turn back as it ends.
  */
 export interface TurnsAtTheDoor {
   admits(req: IncomingMessage): boolean;
