@@ -2,8 +2,9 @@
 // come first served, and one that waits longer than `waitMs` is answered 503 with Retry-After on either door,
 // as a wait for a pooled connection is; a caller without a valid key is refused without waiting. A REST read
 // takes its turn at the HTTP door, before Yoga serves it: its execution runs in that turn, which must not wait
-// for another, and a request that ends without using it (its client gone) gives it back. Open subscription streams hold no turn. Real PostgreSQL: a lock held
-// by another session keeps the running operations in the database, where pg_stat_activity shows them.
+// for another, and a request that ends without using it (its client gone) gives it back. Open subscription
+// streams hold no turn. Real PostgreSQL: a lock held by another session keeps the running operations in the
+// database, where pg_stat_activity shows them.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME, importFixture, issueKey, newCipher } from './support/fixtures.ts';
@@ -125,7 +126,7 @@ describe('operations at once', () => {
       await locker.query('rollback');
       expect((await Promise.all(held)).map((answer) => answer.status)).toEqual([200, 200]);
 
-      // Every turn is free again: as many pages as the limit reach the database at once, and one more waits.
+      // Every turn is free again: as many pages as the limit reach the database at once.
       await lock();
       const again = [rest('/v2/deployments?limit=5'), rest('/v2/deployments?limit=5')];
       await until(async () => (await waitingOnLock(observer)) === LIMIT);
