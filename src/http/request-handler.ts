@@ -141,6 +141,11 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
     res.once('finish', finish);
     res.once('close', finish);
 
+    // Yoga answers its own errors; this is only what escapes it, which must not take the process down.
+    const failedOutsideYoga = (error: unknown) => {
+      logger.error({ err: error }, 'request failed outside Yoga');
+      res.destroy();
+    };
     const enterYoga = () => {
       const plainMediaType = plainGraphQL?.mayServe(req);
       readBody(req, maxBodyBytes, plainMediaType !== undefined).then(
@@ -153,11 +158,7 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
           return yoga(req, res);
         },
         () => res.destroy(),
-      ).catch((error: unknown) => {
-        // Yoga answers its own errors; this is only what escapes it, which must not take the process down.
-        logger.error({ err: error }, 'request failed outside Yoga');
-        res.destroy();
-      });
+      ).catch(failedOutsideYoga);
     };
     const waitAtTheDoor = async (door: TurnsAtTheDoor) => {
       const admitted = await door.authenticate(new NodeRequestHeaders(req.headers)).then(() => true, () => false);
@@ -174,10 +175,7 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
     };
     const serve = () => runInRequestScope(scope, () => {
       if (turnsAtTheDoor?.admits(req)) {
-        waitAtTheDoor(turnsAtTheDoor).catch((error: unknown) => {
-          logger.error({ err: error }, 'request failed outside Yoga');
-          res.destroy();
-        });
+        waitAtTheDoor(turnsAtTheDoor).catch(failedOutsideYoga);
       } else {
         enterYoga();
       }

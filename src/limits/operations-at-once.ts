@@ -73,8 +73,11 @@ export class OperationsAtOnce {
     if (this.#holding.getStore()) return operation();
     // In the turn reserved for it (rejecting as the reservation did, if its wait timed out), unless that has
     // been given back already: then in a turn of its own.
-    const turn = reserved ? await reserved : undefined;
-    if (turn === undefined || turn.released) return this.#runInNewTurn(operation);
+    let turn = reserved ? await reserved : undefined;
+    if (turn === undefined || turn.released) {
+      const taken = this.#take();
+      turn = taken instanceof Promise ? await taken : taken;
+    }
     try {
       return await this.#holding.run(true, operation);
     } finally {
@@ -84,28 +87,17 @@ export class OperationsAtOnce {
 
   /** A turn for work that will run later (`run(operation, reserved)`); rejects with OperationWaitTimeoutError as run does. */
   async reserve(): Promise<ReservedTurn> {
-    const waiting = this.#take();
-    if (waiting) await waiting;
-    return new ReservedTurn(() => this.#finished());
+    return this.#take();
   }
 
-  async #runInNewTurn<T>(operation: () => T | Promise<T>): Promise<T> {
-    const waiting = this.#take();
-    if (waiting) await waiting;
-    try {
-      return await this.#holding.run(true, operation);
-    } finally {
-      this.#finished();
-    }
-  }
-
-  /** Takes a free turn at once (undefined), or waits for one. */
-  #take(): Promise<void> | undefined {
+  /** A free turn at once, or the promise of the next one (without an await where one is free: the hot path). */
+  #take(): ReservedTurn | Promise<ReservedTurn> {
+    const held = () => new ReservedTurn(() => this.#finished());
     if (this.#running < this.#limit) {
       this.#running++;
-      return undefined;
+      return held();
     }
-    return this.#turn();
+    return this.#turn().then(held);
   }
 
   #turn(): Promise<void> {
