@@ -107,6 +107,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
   const logger = options.logger ?? createLogger('silent');
   const metrics = options.metrics ?? new Metrics();
   const inFlight = new InFlightRequests();
+  metrics.observeRequestsInFlight(() => inFlight.size);
   const deploymentChanges = new DeploymentChangeFeed({
     notifications: services.notifications,
     streamsPerKey: options.subscriptionsPerKey ?? DEFAULT_SUBSCRIPTIONS_PER_KEY,

@@ -57,6 +57,20 @@ describe('API key cache', () => {
     expect(keyQueries).toBe(0);
   });
 
+  // Entries are found by the key as presented (no hash on a hit): nothing but that exact key may find one.
+  it('answers only the exact key it verified: a key a character away, of another case or longer is refused', async () => {
+    const key = await issueKey(db.orm.em, [ACME]);
+    expect(await statusWith(key)).toBe(200);
+    const last = key.at(-1)!;
+    const nearby = [
+      key.slice(0, -1) + (last === 'A' ? 'B' : 'A'), key.toUpperCase(), key.toLowerCase(), `${key}A`, key.slice(0, -1),
+    ].filter((candidate) => candidate !== key);
+    for (const candidate of nearby) expect(await statusWith(candidate), candidate).toBe(401);
+    // As a bearer token, or with spaces around it, it is the same key.
+    expect((await app.graphql(TENANT, { authorization: `Bearer ${key}` })).status).toBe(200);
+    expect(await statusWith(` ${key} `)).toBe(200);
+  });
+
   it('refuses a key revoked in this process on the very next request', async () => {
     const key = await issueKey(db.orm.em, [ACME]);
     expect(await statusWith(key)).toBe(200);
@@ -79,11 +93,11 @@ describe('API key cache', () => {
     const verified = { apiKeyId: 'read-before-revocation', tenantIds: [ACME], mayReadSecrets: false };
     const readStarted = cache.generation;
     cache.evict(verified.apiKeyId); // the revocation arrives while the row is on its way
-    cache.set('hash-of-revoked-key', verified, readStarted);
-    expect(cache.get('hash-of-revoked-key')).toBeUndefined();
+    cache.set('dmk_presented-revoked-key', verified, readStarted);
+    expect(cache.get('dmk_presented-revoked-key')).toBeUndefined();
     // A read that nothing overtook is cached as usual.
-    cache.set('hash-of-current-key', { ...verified, apiKeyId: 'current' }, cache.generation);
-    expect(cache.get('hash-of-current-key')?.apiKeyId).toBe('current');
+    cache.set('dmk_presented-current-key', { ...verified, apiKeyId: 'current' }, cache.generation);
+    expect(cache.get('dmk_presented-current-key')?.apiKeyId).toBe('current');
   });
 
   it('caches nothing while it cannot hear revocations', async () => {

@@ -78,7 +78,7 @@ async function expectSameCounts(plain: RunningApp, yoga: RunningApp) {
   for (const counter of ['httpRequests', 'graphqlErrors', 'rateLimited', 'graphqlOperations'] as const) {
     const counts = async ({ app }: RunningApp) => (await app.metrics[counter].get()).values
       // Of a histogram, how many it observed: the durations differ from one service to the other.
-      .filter((value) => !('metricName' in value) || !/_(bucket|sum)$/.test(value.metricName ?? ''))
+      .filter((value) => !/_(bucket|sum)$/.test((value as { metricName?: string }).metricName ?? ''))
       .map(({ labels, value }) => `${JSON.stringify(labels)} ${value}`).toSorted();
     expect(await counts(plain), counter).toEqual(await counts(yoga));
   }

@@ -114,7 +114,6 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
     // Once draining, every answer tells keep-alive clients to reconnect (to another replica).
     if (inFlight.draining) res.setHeader('connection', 'close');
     inFlight.begin();
-    metrics.inFlight.inc();
 
     const span = tracing && requestSpan(tracing, req);
     let finished = false;
@@ -125,7 +124,6 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
       scope.turn?.then((turn) => turn.release(), () => {});
       if (span) endRequestSpan(span, req.method ?? 'GET', res.statusCode, scope.route, !res.writableFinished);
       inFlight.end();
-      metrics.inFlight.dec();
       const seconds = (performance.now() - started) / 1000;
       const route = scope.route ?? 'unmatched';
       const method = req.method ?? 'GET';

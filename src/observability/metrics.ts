@@ -1,8 +1,9 @@
 // Prometheus metrics, in a registry of the app's own (several apps in one process, as in tests, never share
 // counters). Labels come from a closed set (route templates, status codes, error codes) or are capped
 // (operation names), so a client cannot grow the series without bound.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ReplicaStatus } from '../db/read-replicas.ts';
+import { HotPathCounter, HotPathHistogram } from './hot-path-metrics.ts';
 import type pg from 'pg';
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -16,23 +17,24 @@ export class Metrics {
   private readonly operationNames = new Set<string>();
   private pool: pg.Pool | undefined;
 
-  readonly httpRequests = new Counter({
+  // The HotPath ones are updated by every request or operation (hot-path-metrics.ts says why they are not prom-client's).
+  readonly httpRequests = new HotPathCounter({
     name: 'http_requests_total', help: 'HTTP requests answered, by route template, method and status.',
     labelNames: ['route', 'method', 'status'] as const, registers: [this.registry],
   });
-  readonly httpDuration = new Histogram({
+  readonly httpDuration = new HotPathHistogram({
     name: 'http_request_duration_seconds', help: 'Time from request to the last byte of the response, by route template.',
     labelNames: ['route', 'method'] as const, buckets: DURATION_BUCKETS, registers: [this.registry],
   });
-  readonly graphqlOperations = new Histogram({
+  readonly graphqlOperations = new HotPathHistogram({
     name: 'graphql_operation_duration_seconds', help: 'GraphQL execution time, by operation name and type (REST routes run named operations).',
     labelNames: ['operation', 'type'] as const, buckets: DURATION_BUCKETS, registers: [this.registry],
   });
-  readonly graphqlErrors = new Counter({
+  readonly graphqlErrors = new HotPathCounter({
     name: 'graphql_errors_total', help: 'Errors in GraphQL results, by operation name and error code.',
     labelNames: ['operation', 'code'] as const, registers: [this.registry],
   });
-  readonly preparedOperations = new Counter({
+  readonly preparedOperations = new HotPathCounter({
     name: 'graphql_prepared_operations_total',
     help: 'GraphQL operations run prepared: a document validated before, run without the envelop (docs/performance.md#prepared-operations).',
     registers: [this.registry],
@@ -54,15 +56,13 @@ export class Metrics {
     name: 'http_response_bytes_after_compression_total', help: 'Bytes of the response bodies that were sent compressed, as sent, by coding.',
     labelNames: ['encoding'] as const, registers: [this.registry],
   });
-  readonly inFlight = new Gauge({
-    name: 'http_requests_in_flight', help: 'Requests being served right now (open subscription streams included).', registers: [this.registry],
-  });
   readonly changesMissed = new Counter({
     name: 'graphql_subscription_changes_missed_total',
     help: 'CHANGES_MISSED events sent to subscription streams, by reason (reconnect, overflow, load-failure).',
     labelNames: ['reason'] as const, registers: [this.registry],
   });
   private openSubscriptions: (() => number) | undefined;
+  private requestsInFlight: (() => number) | undefined;
   private replicas: (() => ReplicaStatus[]) | undefined;
 
   constructor() {
@@ -95,6 +95,13 @@ export class Metrics {
         for (const r of metrics.replicas?.() ?? []) if (r.lagSeconds !== null) this.set({ replica: r.name }, r.lagSeconds);
       },
     });
+    // Read from the request handler's own count when scraped, rather than moved up and down by every request.
+    new Gauge({
+      name: 'http_requests_in_flight', help: 'Requests being served right now (open subscription streams included).', registers: [this.registry],
+      collect() {
+        this.set(metrics.requestsInFlight?.() ?? 0);
+      },
+    });
     new Gauge({
       name: 'graphql_subscriptions_open', help: 'Subscription streams open in this process.', registers: [this.registry],
       collect() {
@@ -105,6 +112,10 @@ export class Metrics {
 
   observeReplicas(statuses: () => ReplicaStatus[]): void {
     this.replicas = statuses;
+  }
+
+  observeRequestsInFlight(count: () => number): void {
+    this.requestsInFlight = count;
   }
 
   observeSubscriptions(count: () => number): void {

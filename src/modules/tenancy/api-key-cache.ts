@@ -1,7 +1,10 @@
 // Verified API keys, kept so that a request does not pay a database round trip to authenticate. Safe only
 // while revocations reach it: it answers only while the process's LISTEN connection is up (and is emptied
 // whenever that connection drops), hears this process's revocations directly, and keeps an entry one minute
-// at most.
+// at most. Entries are found by the key as presented, not by its SHA-256: hashing every request's key cost a
+// `{ __typename }` about 3% of its CPU (docs/performance.md#metrics-on-the-hot-path). So a verified key's
+// plaintext stays in this process's memory while its entry lives (a minute at most), as it is in the memory of
+// every request that presents it; it is never written anywhere, and the database still holds only hashes.
 import type { DatabaseNotifications } from '../../db/database-notifications.ts';
 import { onRevocation } from './api-key-revocations.ts';
 
@@ -20,13 +23,13 @@ export class ApiKeyCache {
   private changes = 0;
   private detach: (() => void) | undefined;
 
-  /** The verified key for a key hash, if cached and the cache is trustworthy right now. */
-  get(keyHash: string): VerifiedKey | undefined {
+  /** The verified key for a presented key, if cached and the cache is trustworthy right now. */
+  get(presented: string): VerifiedKey | undefined {
     if (!this.listening) return undefined;
-    const entry = this.entries.get(keyHash);
+    const entry = this.entries.get(presented);
     if (!entry) return undefined;
     if (entry.expires < Date.now()) {
-      this.entries.delete(keyHash);
+      this.entries.delete(presented);
       return undefined;
     }
     return entry.key;
@@ -41,15 +44,15 @@ export class ApiKeyCache {
     return this.changes;
   }
 
-  set(keyHash: string, key: VerifiedKey, readAtGeneration: number): void {
+  set(presented: string, key: VerifiedKey, readAtGeneration: number): void {
     if (!this.listening || readAtGeneration !== this.changes) return;
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(keyHash, { key, expires: Date.now() + TTL_MS });
+    this.entries.set(presented, { key, expires: Date.now() + TTL_MS });
   }
 
   evict(apiKeyId: string): void {
     this.changes++;
-    for (const [hash, entry] of this.entries) if (entry.key.apiKeyId === apiKeyId) this.entries.delete(hash);
+    for (const [presented, entry] of this.entries) if (entry.key.apiKeyId === apiKeyId) this.entries.delete(presented);
   }
 
   /**
