@@ -174,7 +174,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
       // The legacy /v1 and /v2 paths, /openapi.json and /docs: fixed operations through this same Yoga.
       useLegacyRest({
         routes: REST_ROUTES, graphqlEndpoint: GRAPHQL_PATH, operationsAtOnce: operations,
-        authenticate: (request) => authenticateFirst(request, contextServices),
+        authenticate: async (request) => authenticateFirst(request, contextServices),
       }),
       useEventStreams(),
       // After every plugin that answers, so that it compresses each answer (of either door, or a probe) with the
@@ -203,7 +203,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     : undefined;
   const handler = createRequestHandler({
     yoga, logger, metrics, maxBodyBytes, graphqlEndpoint: GRAPHQL_PATH, inFlight, tracing: options.tracing, plainGraphQL,
-    turnsAtTheDoor: { admits: isRestRead(REST_ROUTES), authenticate: (headers) => authenticateFirst({ headers }, contextServices), operations },
+    turnsAtTheDoor: { admits: isRestRead(REST_ROUTES), authenticate: async (headers) => authenticateFirst({ headers }, contextServices), operations },
   });
   const server = createServer(handler);
   // A client that trickles its request (slowloris) cannot hold a connection for long.

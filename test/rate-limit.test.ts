@@ -2,8 +2,11 @@
 // per address, so that guessing keys stops before it reaches the database.
 import { randomUUID } from 'node:crypto';
 import { createConnection } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUTH_FAILURES_PER_MINUTE, RateLimiter } from '../src/limits/rate-limiter.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AUTH_FAILURES_PER_MINUTE, RateLimiter, RateLimitExceeded } from '../src/limits/rate-limiter.ts';
+import { ApiKeyCache } from '../src/modules/tenancy/api-key-cache.ts';
+import { REVOCATION_CHANNEL } from '../src/modules/tenancy/api-key-revocations.ts';
+import { DatabaseNotifications } from '../src/db/database-notifications.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
 import { ACME, GLOBEX, importFixture, issueKey, newCipher } from './support/fixtures.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
@@ -15,26 +18,37 @@ const PER_MINUTE = 5;
 let db: TestDatabase;
 let cipher: SecretCipher;
 let statements = 0;
-const running: Array<{ app: RunningApp; limiter: RateLimiter }> = [];
+let notifications: DatabaseNotifications;
+const running: Array<{ app: RunningApp; limiter: RateLimiter; cache?: ApiKeyCache }> = [];
 
 beforeAll(async () => {
   db = await createTestDatabase({ onQuery: () => statements++ });
   cipher = newCipher();
   await importFixture(db.orm.em.fork(), cipher);
+  notifications = new DatabaseNotifications([REVOCATION_CHANNEL]);
+  await notifications.start(db.url);
 });
 afterAll(async () => {
-  for (const { app, limiter } of running) {
+  for (const { app, limiter, cache } of running) {
     await app.close();
     await limiter.close();
+    cache?.stop();
   }
+  await notifications?.stop();
   await db?.drop();
 });
 
-async function appWithLimit(options: { redisUrl?: string; keyPrefix?: string } = {}): Promise<RunningApp> {
+/**
+ * A service with a budget of PER_MINUTE. With `cachedKeys`, verified keys are cached as in production, and a
+ * request with a cached key is authenticated and its budget spent at once (src/graphql/context.ts).
+ */
+async function appWithLimit(options: { redisUrl?: string; keyPrefix?: string; cachedKeys?: boolean } = {}): Promise<RunningApp> {
   const limiter = new RateLimiter({ perMinute: PER_MINUTE, keyPrefix: options.keyPrefix ?? `test-${randomUUID()}`, redisUrl: options.redisUrl });
   if (options.redisUrl === REDIS_URL) expect(await limiter.connected(5000)).toBe(true);
-  const app = await startApp(db.orm, cipher, undefined, { rateLimiter: limiter });
-  running.push({ app, limiter });
+  const cache = options.cachedKeys ? new ApiKeyCache() : undefined;
+  cache?.listenTo(notifications);
+  const app = await startApp(db.orm, cipher, cache, { rateLimiter: limiter });
+  running.push({ app, limiter, cache });
   return app;
 }
 
@@ -51,9 +65,14 @@ function redisReachable(): Promise<boolean> {
   });
 }
 
-describe('per API key, in memory', () => {
+describe.each([
+  { keys: 'verified on each request', cachedKeys: false },
+  { keys: 'cached, so authenticated at once', cachedKeys: true },
+])('per API key, in memory, keys $keys', ({ cachedKeys }) => {
+  const limitedApp = () => appWithLimit({ cachedKeys });
+
   it('counts down in RateLimit headers, then answers REST with 429, Retry-After and a legacy detail body', async () => {
-    const app = await appWithLimit();
+    const app = await limitedApp();
     const key = await issueKey(db.orm.em, [ACME]);
     const remaining: string[] = [];
     for (let i = 0; i < PER_MINUTE; i++) {
@@ -75,7 +94,7 @@ describe('per API key, in memory', () => {
   });
 
   it('shares one budget between the doors and answers GraphQL with RATE_LIMITED and HTTP 429', async () => {
-    const app = await appWithLimit();
+    const app = await limitedApp();
     const key = await issueKey(db.orm.em, [ACME]);
     for (let i = 0; i < 3; i++) expect((await rest(app, key)).status).toBe(200);
     for (let i = 0; i < 2; i++) expect((await gql(app, key)).status).toBe(200);
@@ -88,7 +107,7 @@ describe('per API key, in memory', () => {
   });
 
   it("keeps each key's budget its own: one key spending all of it does not touch another's", async () => {
-    const app = await appWithLimit();
+    const app = await limitedApp();
     const greedy = await issueKey(db.orm.em, [ACME]);
     const other = await issueKey(db.orm.em, [GLOBEX]);
     for (let i = 0; i < PER_MINUTE + 2; i++) await rest(app, greedy);
@@ -97,13 +116,61 @@ describe('per API key, in memory', () => {
   });
 
   it('refuses a spent key without running its query', async () => {
-    const app = await appWithLimit();
+    const app = await limitedApp();
     const key = await issueKey(db.orm.em, [ACME]);
     for (let i = 0; i < PER_MINUTE; i++) await rest(app, key);
     const before = statements;
     expect((await rest(app, key)).status).toBe(429);
-    // At most the authentication lookup (this test runs without the key cache); never the page.
-    expect(statements - before).toBeLessThanOrEqual(1);
+    // At most the authentication lookup (none with the key cache); never the page.
+    expect(statements - before).toBeLessThanOrEqual(cachedKeys ? 0 : 1);
+  });
+
+  it('counts down on GraphQL too, the same document again and again (run prepared), then refuses it', async () => {
+    const app = await limitedApp();
+    const key = await issueKey(db.orm.em, [ACME]);
+    const remaining: string[] = [];
+    for (let i = 0; i < PER_MINUTE; i++) {
+      const response = await gql(app, key);
+      expect(response.status).toBe(200);
+      remaining.push(response.headers.get('ratelimit-remaining')!);
+    }
+    expect(remaining).toEqual(['4', '3', '2', '1', '0']);
+    const refused = await gql(app, key);
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors[0]).toMatchObject({ extensions: { code: 'RATE_LIMITED' } });
+  });
+});
+
+describe('budgets counted in this process', () => {
+  it('start a window at a key\'s first request, refuse past the budget until it ends, then start again', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const limiter = new RateLimiter({ perMinute: 2 });
+    try {
+      vi.setSystemTime(new Date('2026-11-26T12:00:00Z'));
+      expect(limiter.consumeAtOnce('key')).toEqual({ limit: 2, remaining: 1, resetSeconds: 60 });
+      vi.setSystemTime(new Date('2026-11-26T12:00:20.500Z'));
+      expect(await limiter.consume('key')).toEqual({ limit: 2, remaining: 0, resetSeconds: 40 });
+      expect(() => limiter.consumeAtOnce('key')).toThrow(RateLimitExceeded);
+      await expect(limiter.consume('key')).rejects.toMatchObject({ state: { limit: 2, remaining: 0, resetSeconds: 40 }, subject: 'api-key' });
+      // Another key has a budget of its own.
+      expect(limiter.consumeAtOnce('other')).toEqual({ limit: 2, remaining: 1, resetSeconds: 60 });
+      vi.setSystemTime(new Date('2026-11-26T12:00:59.999Z'));
+      expect(() => limiter.consumeAtOnce('key')).toThrow(RateLimitExceeded);
+      vi.setSystemTime(new Date('2026-11-26T12:01:00Z'));
+      expect(limiter.consumeAtOnce('key')).toEqual({ limit: 2, remaining: 1, resetSeconds: 60 });
+    } finally {
+      vi.useRealTimers();
+      await limiter.close();
+    }
+  });
+
+  it('are not counted at once where they are shared (Redis, or the workers\' primary)', async () => {
+    const limiter = new RateLimiter({ perMinute: 2, redisUrl: 'redis://127.0.0.1:1' });
+    try {
+      expect(limiter.consumeAtOnce('key')).toBeUndefined();
+    } finally {
+      await limiter.close();
+    }
   });
 });
 

@@ -65,8 +65,11 @@ export interface PreparedOperationsOptions {
   schema: GraphQLSchema;
   documents: ValidatedDocuments;
   compiled: CompiledOperations;
-  /** Authenticates the request and spends its budget, as the onParams plugin does; rejects a refused one. */
-  authenticate: (request: CallerRequest) => Promise<void>;
+  /**
+   * Authenticates the request and spends its budget, as the onParams plugin does: nothing where that took no
+   * wait, else a promise, which rejects a refused one.
+   */
+  authenticate: (request: CallerRequest) => Promise<void> | undefined;
   createContext: (request: CallerRequest) => Promise<GraphQLContext>;
   metrics: Metrics;
   queryCost: QueryCostLimit;
@@ -95,7 +98,8 @@ export class PreparedOperations {
   /** Authenticates the request (rejecting where that refuses it), then runs the operation as the envelop would. */
   async run({ document, operationName, operation }: PreparedOperation, request: CallerRequest, variables: Record<string, unknown> | undefined): Promise<ExecutionResult> {
     const { schema, metrics, queryCost, operationsAtOnce, maskError } = this.#options;
-    await this.#options.authenticate(request);
+    const authenticating = this.#options.authenticate(request);
+    if (authenticating) await authenticating;
     // Compiled once the caller is known, like everything else the request costs.
     const compiled = this.#options.compiled.of({ schema, document, operationName });
     const done = beginOperationMetrics(metrics, operation);

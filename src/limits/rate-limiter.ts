@@ -40,6 +40,44 @@ export interface RateLimiterOptions {
 
 type Budget = 'perKey' | 'authFailures';
 
+/**
+ * Budgets counted in this process alone, at once (without a promise): what RateLimiterMemory counts, the same
+ * fixed window (it starts at a key's first request and lasts WINDOW_SECONDS), for the common case of one
+ * process without Redis. A request's consume through RateLimiterMemory made two promises and a result of its own
+ * (docs/performance.md#authentication-at-once). Windows that have ended are swept once per window.
+ */
+class LocalBudgets {
+  readonly #windows = new Map<string, { used: number; endsAt: number }>();
+  readonly #points: number;
+  #nextSweep = 0;
+
+  constructor(points: number) {
+    this.#points = points;
+  }
+
+  /** Spends one point of the key's budget: its state, or RateLimitExceeded once the budget is gone. */
+  consume(key: string): RateLimitState {
+    const now = Date.now();
+    let window = this.#windows.get(key);
+    if (!window || window.endsAt <= now) {
+      if (now >= this.#nextSweep) this.#sweep(now);
+      window = { used: 0, endsAt: now + WINDOW_SECONDS * 1000 };
+      this.#windows.set(key, window);
+    }
+    window.used += 1;
+    const state = {
+      limit: this.#points, remaining: Math.max(0, this.#points - window.used), resetSeconds: Math.max(1, Math.ceil((window.endsAt - now) / 1000)),
+    };
+    if (window.used > this.#points) throw new RateLimitExceeded(state, 'api-key');
+    return state;
+  }
+
+  #sweep(now: number): void {
+    for (const [key, window] of this.#windows) if (window.endsAt <= now) this.#windows.delete(key);
+    this.#nextSweep = now + WINDOW_SECONDS * 1000;
+  }
+}
+
 const stateOf = (res: RateLimiterRes, limit: number): RateLimitState => ({
   limit,
   remaining: Math.max(0, res.remainingPoints),
@@ -48,6 +86,8 @@ const stateOf = (res: RateLimiterRes, limit: number): RateLimitState => ({
 
 export class RateLimiter {
   private readonly perKey: RateLimiterAbstract;
+  /** Set where budgets are this process's alone (no Redis, no workers): the per-key budget, counted at once. */
+  private readonly localPerKey: LocalBudgets | undefined;
   private readonly authFailures: RateLimiterAbstract;
   /** A worker's own counts, for when the cluster primary does not answer. */
   private readonly ownCounts: Record<Budget, RateLimiterAbstract> | undefined;
@@ -68,6 +108,7 @@ export class RateLimiter {
     if (!options.redisUrl) {
       this.perKey = inMemory(perKey);
       this.authFailures = inMemory(authFailures);
+      if (!options.acrossWorkers) this.localPerKey = new LocalBudgets(options.perMinute);
       return;
     }
     // No offline queue and a short command timeout: a request never waits on a Redis that is not there.
@@ -112,8 +153,17 @@ export class RateLimiter {
     }
   }
 
+  /**
+   * Spends one request of the key's budget at once where budgets are this process's alone; throws
+   * RateLimitExceeded when it is gone. Undefined where they are shared (Redis, workers): consume() spends there.
+   */
+  consumeAtOnce(apiKeyId: string): RateLimitState | undefined {
+    return this.localPerKey?.consume(apiKeyId);
+  }
+
   /** Spends one request of the key's budget; throws RateLimitExceeded when it is gone. */
   async consume(apiKeyId: string): Promise<RateLimitState> {
+    if (this.localPerKey) return this.localPerKey.consume(apiKeyId);
     try {
       return stateOf(await this.spend('perKey', 'consume', apiKeyId), this.options.perMinute);
     } catch (rejection) {

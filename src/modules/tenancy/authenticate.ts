@@ -53,7 +53,26 @@ export async function authenticate(headers: Pick<Headers, 'get'>, em: EntityMana
   if (!presented) throw new AuthError('missing-key', 'Not authenticated');
   const apiKey = await verify(presented, em, cache);
   if (!apiKey) throw new AuthError('invalid-key', 'Invalid API key');
+  return principalOf(apiKey, headers);
+}
 
+/**
+ * The caller, at once, where the cache holds the presented key and the request names a tenant the key may read
+ * (or none and the key has one); undefined otherwise, and authenticate() decides.
+ */
+export function cachedPrincipal(headers: Pick<Headers, 'get'>, cache: ApiKeyCache): Principal | undefined {
+  const presented = presentedApiKey(headers);
+  const apiKey = presented === undefined ? undefined : cache.get(presented);
+  if (!apiKey) return undefined;
+  try {
+    return principalOf(apiKey, headers);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The verified key's caller, for the tenant the request names (or the key's only one). */
+function principalOf(apiKey: VerifiedKey, headers: Pick<Headers, 'get'>): Principal {
   const granted = apiKey.tenantIds;
   const requested = headers.get('x-tenant-id')?.trim();
   let tenantId: string;
