@@ -2,7 +2,7 @@
 // and their errors), kept here rather than by prom-client's Counter and Histogram. prom-client validates the
 // label names and hashes the labels object (its keys sorted) at every inc or observe, and a timer copies the
 // labels once more: about 5% of a `{ __typename }`'s CPU for its four updates
-// (docs/performance.md#metrics-on-the-hot-path). Here a series is found by its label values joined, in a Map.
+// (docs/performance.md#metrics-on-the-hot-path). Here a series is found by its label values, a Map per label.
 // Both register in a prom-client Registry and describe themselves as prom-client's own classes do (get(): name,
 // help, type, values, aggregator), so the exposition, the cluster's aggregation and every reader of get() see
 // the same text and values; test/hot-path-metrics.test.ts compares them with prom-client's for the same updates.
@@ -34,16 +34,19 @@ interface Configuration<L extends string> {
   registers: Registry[];
 }
 
-/** Between label values in a series' key: a character no route, method, status, operation name or code holds. */
-const SEPARATOR = '\u0000';
+/** A level of the series' tree: by the value of one label, the next level, or (by the last label) the series. */
+type Level<S> = Map<string, Level<S> | S>;
 
-/** What both kinds share: the series by key, made on first use with a copy of their labels. */
+/** What both kinds share: the series, found by their label values in a tree and made on first use. */
 abstract class HotPathMetric<L extends string, S extends { labels: Labels<L> }> {
   readonly name: string;
   readonly help: string;
   readonly labelNames: readonly L[];
   readonly aggregator = 'sum' as const;
-  protected readonly series = new Map<string, S>();
+  /** In the order they were made, as prom-client lists them. */
+  protected readonly series: S[] = [];
+  readonly #tree: Level<S> = new Map();
+  #unlabelled: S | undefined;
 
   constructor({ name, help, labelNames, registers }: Configuration<L>) {
     this.name = name;
@@ -54,19 +57,35 @@ abstract class HotPathMetric<L extends string, S extends { labels: Labels<L> }> 
 
   protected abstract create(labels: Labels<L>): S;
 
+  /**
+   * The series of these labels. A Map per label rather than one by the values joined: a joined key was a new
+   * string to hash at every update (2% of a `{ __typename }`), where the values (routes, methods, names) mostly
+   * are strings whose hash V8 has kept.
+   */
   protected seriesOf(labels: Labels<L>): S {
-    let key = '';
-    for (const name of this.labelNames) key += labels[name] + SEPARATOR;
-    let series = this.series.get(key);
-    if (!series) {
-      const own = {} as Labels<L>;
-      for (const name of this.labelNames) own[name] = String(labels[name]);
-      series = this.create(own);
-      this.series.set(key, series);
+    const names = this.labelNames;
+    if (names.length === 0) return (this.#unlabelled ??= this.#add(labels));
+    let level = this.#tree;
+    const last = names.length - 1;
+    for (let index = 0; index < last; index++) {
+      const value = labels[names[index]!];
+      let next = level.get(value) as Level<S> | undefined;
+      if (!next) level.set(value, (next = new Map()));
+      level = next;
     }
+    const value = labels[names[last]!];
+    let series = level.get(value) as S | undefined;
+    if (!series) level.set(value, (series = this.#add(labels)));
     return series;
   }
 
+  #add(labels: Labels<L>): S {
+    const own = {} as Labels<L>;
+    for (const name of this.labelNames) own[name] = String(labels[name]);
+    const series = this.create(own);
+    this.series.push(series);
+    return series;
+  }
 }
 
 interface CounterSeries<L extends string> {
@@ -93,7 +112,7 @@ export class HotPathCounter<L extends string = never> extends HotPathMetric<L, C
   }
 
   async get(): Promise<ExportedMetric> {
-    const values = [...this.series.values()].map(({ labels, value }) => ({ value, labels: { ...labels } }));
+    const values = this.series.map(({ labels, value }) => ({ value, labels: { ...labels } }));
     return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
   }
 }
@@ -147,7 +166,7 @@ export class HotPathHistogram<L extends string> extends HotPathMetric<L, Histogr
 
   async get(): Promise<ExportedMetric> {
     const values: ExportedValue[] = [];
-    for (const { labels, buckets, sum, count } of this.series.values()) {
+    for (const { labels, buckets, sum, count } of this.series) {
       let cumulative = 0;
       // `le` first, then the series' labels, as prom-client orders them.
       this.upperBounds.forEach((bound, index) => {
