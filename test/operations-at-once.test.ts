@@ -7,6 +7,7 @@
 // database, where pg_stat_activity shows them.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OperationsAtOnce, OperationWaitTimeoutError } from '../src/limits/operations-at-once.ts';
 import { ACME, importFixture, issueKey, newCipher } from './support/fixtures.ts';
 import { subscribe, type EventStream } from './support/event-stream.ts';
 import { startLiveService, type LiveService } from './support/live-data.ts';
@@ -154,5 +155,44 @@ describe('operations at once', () => {
     } finally {
       streams.forEach((stream) => stream.close());
     }
+  });
+});
+
+describe("a wait's bound", () => {
+  // One timer serves the whole queue (limits/operations-at-once.ts): each waiter must still be refused when its
+  // own wait is over, neither with the waiter before it nor later, and one whose turn comes in time must run.
+  it('refuses each waiter when its own wait is over, and runs the one whose turn comes in time', async () => {
+    const bound = 300;
+    const operations = new OperationsAtOnce(1, bound);
+    let finishHeld!: () => void;
+    const held = operations.run(() => new Promise<void>((resolve) => { finishHeld = resolve; }));
+    const outcome = (started: number, promise: Promise<unknown>) => promise.then(
+      () => ({ ran: true, after: performance.now() - started }),
+      (error: unknown) => ({ ran: false, timedOut: error instanceof OperationWaitTimeoutError, after: performance.now() - started }),
+    );
+    const firstStarted = performance.now();
+    const first = outcome(firstStarted, operations.run(() => 'first'));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const secondStarted = performance.now();
+    const second = outcome(secondStarted, operations.run(() => 'second'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const thirdStarted = performance.now();
+    const third = outcome(thirdStarted, operations.run(() => 'third'));
+
+    const refusedFirst = await first;
+    expect(refusedFirst).toMatchObject({ ran: false, timedOut: true });
+    expect(refusedFirst.after).toBeGreaterThanOrEqual(bound - 5);
+    // The second has waited only 150 ms of its own 300 so far: still waiting.
+    const secondSoFar = await Promise.race([second, new Promise((resolve) => setTimeout(() => resolve('waiting'), 20))]);
+    expect(secondSoFar).toBe('waiting');
+    const refusedSecond = await second;
+    expect(refusedSecond).toMatchObject({ ran: false, timedOut: true });
+    expect(refusedSecond.after).toBeGreaterThanOrEqual(bound - 5);
+    expect(refusedSecond.after).toBeLessThan(bound + 1000);
+    // The third's turn comes before its bound: it runs.
+    finishHeld();
+    await held;
+    expect(await third).toMatchObject({ ran: true });
+    expect((await third).after).toBeLessThan(bound);
   });
 });

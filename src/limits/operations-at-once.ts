@@ -48,14 +48,22 @@ export class ReservedTurn {
 
 interface Waiter {
   start: () => void;
-  timer: NodeJS.Timeout;
+  fail: (error: Error) => void;
+  /** When its wait is over (performance.now()). */
+  deadline: number;
 }
 
 export class OperationsAtOnce {
   readonly #limit: number;
   readonly #waitMs: number;
   #running = 0;
+  /** In the order they came, which is the order of their deadlines (every wait has the same bound). */
   readonly #waiting = new Set<Waiter>();
+  /**
+   * One timer for the whole queue, due when its oldest waiter's wait is over: a timer per waiter, set and cleared,
+   * was 1% of a light page's CPU at 64 connections, where most requests wait.
+   */
+  #timer: NodeJS.Timeout | undefined;
   /** Set inside a turn: what runs there (its execution) runs in that turn, without waiting for another. */
   readonly #holding = new AsyncLocalStorage<true>();
 
@@ -102,13 +110,24 @@ export class OperationsAtOnce {
 
   #turn(): Promise<void> {
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        // The finishing operation's place passes to this one: the count does not change.
-        start: () => { clearTimeout(waiter.timer); resolve(); },
-        timer: setTimeout(() => { this.#waiting.delete(waiter); reject(new OperationWaitTimeoutError(this.#waitMs)); }, this.#waitMs),
-      };
-      this.#waiting.add(waiter);
+      // The finishing operation's place passes to this one (start): the count does not change.
+      this.#waiting.add({ start: resolve, fail: reject, deadline: performance.now() + this.#waitMs });
+      this.#timer ??= setTimeout(() => this.#expire(), this.#waitMs);
     });
+  }
+
+  /** Refuses every waiter whose wait is over, the oldest first, then sets the timer for the next one's. */
+  #expire(): void {
+    this.#timer = undefined;
+    const now = performance.now();
+    for (const waiter of this.#waiting) {
+      if (waiter.deadline > now) {
+        this.#timer = setTimeout(() => this.#expire(), waiter.deadline - now);
+        return;
+      }
+      this.#waiting.delete(waiter);
+      waiter.fail(new OperationWaitTimeoutError(this.#waitMs));
+    }
   }
 
   #finished(): void {
@@ -119,6 +138,11 @@ export class OperationsAtOnce {
       return;
     }
     this.#waiting.delete(next.value);
+    // Nobody left waiting: no timer either (it would hold the process up to a wait's bound after its last request).
+    if (this.#waiting.size === 0) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
     next.value.start();
   }
 }
