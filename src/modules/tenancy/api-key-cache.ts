@@ -2,7 +2,7 @@
 // while revocations reach it: it answers only while the process's LISTEN connection is up (and is emptied
 // whenever that connection drops), hears this process's revocations directly, and keeps an entry one minute
 // at most. Entries are found by the key as presented, not by its SHA-256: hashing every request's key cost a
-// `{ __typename }` about 3% of its CPU (docs/performance.md#metrics-on-the-hot-path). So a verified key's
+// `{ __typename }` about 3% of its CPU (docs/performance.md#authentication-at-once). So a verified key's
 // plaintext stays in this process's memory while its entry lives (a minute at most), as it is in the memory of
 // every request that presents it; it is never written anywhere, and the database still holds only hashes.
 import type { DatabaseNotifications } from '../../db/database-notifications.ts';
