@@ -1,6 +1,7 @@
 // What `npm run bench` and `npm run bench:compare` share: starting a process of the service (or a ceiling) and
 // reading its ready line, and driving one scenario at it with autocannon while measuring the process's CPU.
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import autocannon from 'autocannon';
 import { PROJECT_ROOT } from '../src/config.ts';
 import { keyFor, rssOf, serviceCpuSeconds, type BenchKeys } from './harness.ts';
@@ -59,10 +60,46 @@ export async function load(
     headers: { 'x-api-key': keyFor(scenario, keys), 'content-type': 'application/json', accept: 'application/json', ...scenario.headers },
   });
   clearInterval(sampler);
+  const cpuMsPerRequest = ((serviceCpuSeconds(pid) - cpuBefore) * 1000) / result.requests.total;
+  await machineQuiet();
   const failed = result.non2xx + result.errors + result.timeouts;
   if (failed > 0 && failures === 'throw') throw new Error(`${scenario.name}: ${failed} failed requests of ${result.requests.total}`);
-  const cpuMsPerRequest = ((serviceCpuSeconds(pid) - cpuBefore) * 1000) / result.requests.total;
   return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, rss, failed, cpuMsPerRequest };
 }
+
+/** The machine's CPU time so far, in ticks: [idle (with iowait), all]; undefined where /proc/stat is not there. */
+function machineTicks(): [number, number] | undefined {
+  try {
+    const [, ...fields] = fs.readFileSync('/proc/stat', 'utf8').slice(0, 200).split('\n')[0]!.trim().split(/\s+/);
+    // user nice system idle iowait irq softirq steal (guest time is inside user already)
+    const ticks = fields.slice(0, 8).map(Number);
+    return [ticks[3]! + ticks[4]!, ticks.reduce((sum, n) => sum + n, 0)];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Waits until the machine is nearly idle again (busy under QUIET_SHARE of its CPU over 100 ms), at most
+ * QUIET_WAIT_MS. A load ends with requests still in flight in the process it loaded and in PostgreSQL: after 64
+ * connections on the full-page ceiling, the machine stayed 60-90% busy for 0.7 s. Without the wait that work
+ * ran during the next scenario's measurement and took its throughput (and its CPU per request): the light page
+ * at 64 connections, measured right after it, served 13% less than at 8 where its own ceiling served 4% less
+ * (docs/performance.md#a-scenarios-leftovers).
+ */
+export async function machineQuiet(): Promise<void> {
+  const started = performance.now();
+  while (performance.now() - started < QUIET_WAIT_MS) {
+    const before = machineTicks();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const after = machineTicks();
+    if (!before || !after) return;
+    const [idle, all] = [after[0] - before[0], after[1] - before[1]];
+    if (all > 0 && 1 - idle / all < QUIET_SHARE) return;
+  }
+}
+
+const QUIET_SHARE = 0.15;
+const QUIET_WAIT_MS = 5000;
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
