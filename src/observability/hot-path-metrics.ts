@@ -1,7 +1,7 @@
-// The counter and histogram that every request updates (HTTP requests and their durations, GraphQL operations
-// and their errors), kept here rather than by prom-client's Counter and Histogram. prom-client validates the
-// label names and hashes the labels object (its keys sorted) at every inc or observe, and a timer copies the
-// labels once more: about 5% of a `{ __typename }`'s CPU for its four updates
+// The counters and histograms that every request updates (HTTP requests and their durations, GraphQL operations,
+// their errors and the prepared ones), kept here rather than by prom-client's Counter and Histogram. prom-client
+// validates the label names and hashes the labels object (its keys sorted) at every inc or observe, and a timer
+// copies the labels once more: with the in-flight gauge, about 7% of a `{ __typename }`'s CPU profile
 // (docs/performance.md#metrics-on-the-hot-path). Here a series is found by its label values, a Map per label.
 // Both register in a prom-client Registry and describe themselves as prom-client's own classes do (get(): name,
 // help, type, values, aggregator), so the exposition, the cluster's aggregation and every reader of get() see
