@@ -68,6 +68,22 @@ describe('a partial selection', () => {
       }), { numRuns: 60 });
   });
 
+  it('answers one document as its variables ask, whichever @include or @skip they turned on before', async () => {
+    // What a selection reads is worked out once per document, unless variables decide it (selected-columns.ts).
+    const document = `query ($spec: Boolean!, $noSecrets: Boolean!) { deployments(limit: 100) { resources {
+      uuid sourceConfig @include(if: $spec) { resourceSpec { cpu memoryMb } } secrets @skip(if: $noSecrets) { name value } } } }`;
+    type Full = { uuid: string; sourceConfig: { resourceSpec: { cpu: number; memoryMb: number } | null }; secrets: unknown[] };
+    const expected = (spec: boolean, noSecrets: boolean) => (full as Full[]).map(({ uuid, sourceConfig: { resourceSpec }, secrets }) => ({
+      uuid,
+      ...(spec && { sourceConfig: { resourceSpec: resourceSpec && { cpu: resourceSpec.cpu, memoryMb: resourceSpec.memoryMb } } }),
+      ...(!noSecrets && { secrets }),
+    }));
+    for (const [spec, noSecrets] of [[false, true], [true, false], [false, false], [true, true]] as const) {
+      expect((await query(document, secretsKey, { spec, noSecrets })).deployments.resources, `spec ${spec}, noSecrets ${noSecrets}`).toEqual(expected(spec, noSecrets));
+    }
+    expect((full as Full[]).some((deployment) => deployment.sourceConfig.resourceSpec !== null && deployment.secrets.length > 0)).toBe(true);
+  });
+
   it('keeps secret values masked without the read-secrets scope', async () => {
     const page = (await query('{ deployments(limit: 100) { resources { name secrets { name value } } } }', plainKey)).deployments.resources;
     const secrets = page.flatMap((d: { secrets: { value: string | null }[] }) => d.secrets);
@@ -168,6 +184,28 @@ describe('a partial selection of repositories', () => {
         const data = await query(partialDocument(tree, shown, 'Repository', listingOf(listing), definitions), secretsKey, { ...variables, ...skipVariables(shown) });
         expect(itemsOf(listing, data)).toEqual(project(full.get(listing), tree, shown));
       }), { numRuns: 60 });
+  });
+
+  it('reads for each place what it asks for, when a fragment spread in two places is merged with more in one', async () => {
+    // What a selection reads is worked out once per document and field node (selected-columns.ts), and a fragment's
+    // nodes are shared by every place it is spread: here merged with another fragment's in one place, not in the other.
+    const listing = listings.find((candidate) => candidate.field === 'repositories' && full.get(candidate)!.length > 1) as { id: string };
+    const { id } = (await query('{ integrations { id uuid } }')).integrations.find((integration: { uuid: string }) => integration.uuid === listing.id);
+    const expected = (full.get(listing as Listing) as { name: string; url: string }[]).map(({ name, url }) => ({ name, url }));
+    const names = expected.map(({ name }) => ({ name }));
+    // Each place merged in turn (whichever runs first works it out), each document twice (the second time, what
+    // the first worked out is there to be misused).
+    for (const merged of ['node', 'integrations']) {
+      const more = (place: string) => (place === merged ? '...U' : '');
+      const document = `fragment R on Integration { repositories { name } } fragment U on Integration { repositories { url } }
+        query ($id: ID!) { node(id: $id) { ... on Integration { ${more('node')} ...R } } integrations { uuid ${more('integrations')} ...R } }`;
+      for (let run = 0; run < 2; run++) {
+        const data = await query(document, secretsKey, { id });
+        const listed = data.integrations.find((integration: { uuid: string }) => integration.uuid === listing.id).repositories;
+        expect([data.node.repositories, listed], `merged in ${merged}, run ${run}`)
+          .toEqual(merged === 'node' ? [expected, names] : [names, expected]);
+      }
+    }
   });
 
   it('reads only the selected columns, and the id and integration every listing reads', async () => {

@@ -66,6 +66,33 @@ describe('a page revealing many secrets', () => {
     for (const deployment of resources) expect(deployment.secrets).toEqual(expectedSecrets(numberOf(deployment.name)));
   });
 
+  it('shows the values to the page that asks for them, beside a page of the same deployments that does not', async () => {
+    // A page's secrets are read with it, values or not (secrets-with-page.ts): what was read for one selection of
+    // them must not answer another, of the same page (aliases) or of another page of the same request (both orders:
+    // which page's read ends first is up to the database).
+    for (const [a, b] of [['name', 'name value'], ['name value', 'name']] as const) {
+      const { body: aliased } = await app.graphql(
+        `{ deployments(limit: ${PAGE}) { resources { name a: secrets { ${a} } b: secrets { ${b} } } } }`, { 'x-api-key': readerKey },
+      );
+      expect(aliased.errors).toBeUndefined();
+      for (const deployment of aliased.data.deployments.resources as { name: string; a: unknown; b: unknown }[]) {
+        const expected = (fields: string) => expectedSecrets(numberOf(deployment.name)).map((secret) => (fields === 'name' ? { name: secret.name } : secret));
+        expect([deployment.a, deployment.b], deployment.name).toEqual([expected(a), expected(b)]);
+      }
+      const { body } = await app.graphql(
+        `{ a: deployments(limit: ${PAGE}) { resources { name secrets { ${a} } } } b: deployments(limit: ${PAGE}) { resources { name secrets { ${b} } } } }`,
+        { 'x-api-key': readerKey },
+      );
+      expect(body.errors).toBeUndefined();
+      for (const [page, fields] of [[body.data.a, a], [body.data.b, b]]) {
+        for (const deployment of page.resources as { name: string; secrets: unknown }[]) {
+          const expected = expectedSecrets(numberOf(deployment.name)).map((secret) => (fields === 'name' ? { name: secret.name } : secret));
+          expect(deployment.secrets, `${fields} of ${deployment.name}`).toEqual(expected);
+        }
+      }
+    }
+  });
+
   it('shows the same values on REST, and none to a key without the scope', async () => {
     const revealed = await (await fetch(`${app.url}/v2/deployments?limit=${PAGE}`, { headers: { 'x-api-key': readerKey } })).json();
     for (const deployment of revealed.resources) expect(deployment.secrets).toEqual(expectedSecrets(numberOf(deployment.name)));

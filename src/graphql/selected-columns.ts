@@ -8,7 +8,14 @@
 // A field that reads one key of a jsonb column declares `column.key` (`keyOf`), so that a dashboard asking for
 // two numbers of the resource spec reads those two keys, not the whole object; `column.` alone asks whether
 // the column is null (the object exists) without any of its keys.
-import { getNamedType, isObjectType, type FieldNode, type GraphQLObjectType, type GraphQLResolveInfo } from 'graphql';
+//
+// What a selection asks for is worked out once per document: unless an @skip or @include of the operation takes
+// its condition from a variable, the same document asks for the same thing in every request (its parsed nodes
+// are kept with it, by Yoga's parse cache and prepared operations), so the answer is kept with its field node.
+import {
+  BREAK, getNamedType, isObjectType, Kind, visit,
+  type FieldNode, type GraphQLObjectType, type GraphQLResolveInfo, type OperationDefinitionNode,
+} from 'graphql';
 import { collectSubfields } from 'graphql/execution/collectFields.js';
 
 /** What a field reads of its parent's row (`extensions` of a Pothos field). */
@@ -43,11 +50,63 @@ function selectionAt(info: GraphQLResolveInfo, path: readonly string[]): { type:
   return isObjectType(type) ? { type, nodes } : undefined;
 }
 
+/** Whether an @skip or @include of the operation or of its fragments takes its condition from a variable. */
+function hasVariableCondition(info: GraphQLResolveInfo): boolean {
+  let found = false;
+  for (const node of [info.operation, ...Object.values(info.fragments)]) {
+    visit(node, {
+      Directive(directive) {
+        if ((directive.name.value === 'skip' || directive.name.value === 'include')
+          && directive.arguments?.some((argument) => argument.value.kind === Kind.VARIABLE)) {
+          found = true;
+          return BREAK;
+        }
+        return undefined;
+      },
+    });
+    if (found) return true;
+  }
+  return false;
+}
+
+const conditionalOperations = new WeakMap<OperationDefinitionNode, boolean>();
+const answersByField = new WeakMap<FieldNode, WeakMap<GraphQLObjectType, Map<string, unknown>>>();
+
+/**
+ * `work()`'s answer about the selection of the field being resolved, kept with its field node (and the type it is
+ * a field of) under `key` when the document's selections do not depend on variables (see above). A field selected
+ * more than once in one place (its nodes merged) is worked out every time: one of its nodes may be a fragment's,
+ * merged with others elsewhere. What is kept is frozen: requests share it.
+ */
+function oncePerDocument<T>(info: GraphQLResolveInfo, key: string, work: () => T): T {
+  if (info.fieldNodes.length !== 1) return work();
+  let conditional = conditionalOperations.get(info.operation);
+  if (conditional === undefined) conditionalOperations.set(info.operation, (conditional = hasVariableCondition(info)));
+  if (conditional) return work();
+  let byParentType = answersByField.get(info.fieldNodes[0]!);
+  if (!byParentType) answersByField.set(info.fieldNodes[0]!, (byParentType = new WeakMap()));
+  let answers = byParentType.get(info.parentType);
+  if (!answers) byParentType.set(info.parentType, (answers = new Map()));
+  if (answers.has(key)) return answers.get(key) as T;
+  const answer = work();
+  answers.set(key, Object.freeze(answer));
+  return answer;
+}
+
+/** Whether the selection reaches `path` from the resolver's own field (field names, any alias). */
+export function isSelected(info: GraphQLResolveInfo, path: readonly string[]): boolean {
+  return oncePerDocument(info, `selected:${path.join('.')}`, () => (selectionAt(info, path)?.nodes.length ?? 0) > 0);
+}
+
 /**
  * The columns the selection at `path` needs, or undefined for "every column" (a selected field that declares
  * nothing). The repository adds what it always reads itself.
  */
-export function selectedColumns(info: GraphQLResolveInfo, path: readonly string[]): string[] | undefined {
+export function selectedColumns(info: GraphQLResolveInfo, path: readonly string[]): readonly string[] | undefined {
+  return oncePerDocument(info, `columns:${path.join('.')}`, () => columnsSelectedAt(info, path));
+}
+
+function columnsSelectedAt(info: GraphQLResolveInfo, path: readonly string[]): string[] | undefined {
   const selection = selectionAt(info, path);
   if (!selection) return undefined;
   const columns = new Set<string>();

@@ -1,6 +1,7 @@
 // The two ways to page through deployments: offset pages exactly as GET /v2/deployments defines them, and a
 // Relay connection whose cursors survive inserts. Both use the same filter and order (newest first).
 import type { FilterQuery } from '@mikro-orm/postgresql';
+import type { GraphQLResolveInfo } from 'graphql';
 import { builder } from '../../graphql/builder.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
 import {
@@ -15,6 +16,7 @@ import { timestampFromText } from '../common/lean-rows.ts';
 import { DeploymentFilterInput, resolveDeploymentFilter } from './deployment-filter.graphql.ts';
 import { MATCHES_NOTHING } from './deployment-filter.ts';
 import { DeploymentRef } from './deployment.graphql.ts';
+import { readSecretsWithPage } from './secrets-with-page.ts';
 
 export const deploymentCursors = listingCursors('deployment');
 
@@ -40,6 +42,7 @@ builder.queryField('deployments', (t) =>
       const repository = ctx.em().getRepository(DeploymentSchema);
       // Only the columns the selected fields of `resources` read (all of them for REST's full record).
       const { deployments, more } = await repository.findPage(where, limit, offset, selectedColumns(info, ['resources']));
+      await readSecretsWithPage(ctx, info, ['resources'], deployments);
       return { resources: deployments, offset: offset + deployments.length, hasNextPage: more, countTotal: () => repository.countMatching(where) };
     },
   }));
@@ -52,7 +55,7 @@ builder.queryField('deploymentsConnection', (t) =>
       args: { filter: t.arg({ type: DeploymentFilterInput, description: 'Only deployments matching every field given.' }) },
       resolve: async (_root, args, ctx, info) => {
         const where = await resolveDeploymentFilter(args.filter, ctx);
-        return deploymentConnection(where, args, ctx, selectedColumns(info, ['edges', 'node']));
+        return deploymentConnection(where, args, ctx, info);
       },
     },
     countedConnection('DeploymentConnection', 'A slice of the deployment list with cursors for its neighbours.', 'Number of deployments matching the filter, over all pages'),
@@ -60,12 +63,13 @@ builder.queryField('deploymentsConnection', (t) =>
   ));
 
 async function deploymentConnection(
-  where: FilterQuery<Deployment> | typeof MATCHES_NOTHING, args: ConnectionArgs, ctx: GraphQLContext, columns: string[] | undefined,
+  where: FilterQuery<Deployment> | typeof MATCHES_NOTHING, args: ConnectionArgs, ctx: GraphQLContext, info: GraphQLResolveInfo,
 ) {
   const slice = connectionSlice(args, deploymentCursors.decode);
   if (where === MATCHES_NOTHING) return EMPTY_CONNECTION;
   const repository = ctx.em().getRepository(DeploymentSchema);
-  const { deployments, more } = await repository.findSlice(where, slice.range, slice.from, slice.count, columns);
+  const { deployments, more } = await repository.findSlice(where, slice.range, slice.from, slice.count, selectedColumns(info, ['edges', 'node']));
+  await readSecretsWithPage(ctx, info, ['edges', 'node'], deployments);
   // The far side of the slice is read only when a cursor bounds it there (otherwise the slice starts the list).
   const beyondFarSide = slice.farCursor ? await repository.existsFrom(where, slice.farCursor, slice.from === 'end' ? 'after' : 'before') : false;
   const cursorOf = (node: DeploymentRow) => deploymentCursors.encode({ createdAt: timestampFromText(node.created_at), id: node.id });

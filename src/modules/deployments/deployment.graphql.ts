@@ -40,13 +40,12 @@ builder.node(DeploymentRef, {
     secrets: t.field({
       type: [SecretRef],
       extensions: columnsOf('id'), description: 'Secret values, in their stored order (values need the read-secrets scope).',
-      resolve: async (d, _args, ctx, info) =>
-        (await (ctx.loaders.deployments.revealedSecrets && selectsSecretValues(info) ? ctx.loaders.deployments.revealedSecrets : ctx.loaders.deployments.secretsAndReferences).load(d.id)).secrets,
+      resolve: (d, _args, ctx, info) => ctx.loaders.deployments.secretsOf(d.id, ctx.loaders.deployments.revealedSecrets !== null && selectsSecretValues(info)),
     }),
     secretReferences: t.field({
       type: [SecretReferenceRef],
       extensions: columnsOf('id'), description: 'Environment variables read from named secrets, in their stored order.',
-      resolve: async (d, _args, ctx) => (await ctx.loaders.deployments.secretsAndReferences.load(d.id)).references,
+      resolve: (d, _args, ctx) => ctx.loaders.deployments.referencesOf(d.id),
     }),
     createdAt: t.field({
       type: 'DateTime', extensions: columnsOf('created_at'), description: 'Creation time; the list is ordered by it, newest first.',

@@ -19,7 +19,7 @@ export interface SubscriberFilter {
   /** The deployment ids the filter names; undefined: it names none. */
   ids: readonly string[] | undefined;
   /** The columns the selection of `deployment` reads; undefined: all. */
-  columns: string[] | undefined;
+  columns: readonly string[] | undefined;
 }
 
 const togetherWith = (rows: DeploymentRow[]): LoadTogether => ({
