@@ -2,7 +2,6 @@
 // one round trip instead of two, and no query building on the hottest path (see docs/performance.md).
 // Hand-written SQL, so the tenant condition is written out too, from the EntityManager's own scope.
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
-import { groupedByParent } from '../common/batch-results.ts';
 import { scopedTenantId } from '../common/tenant-scope.ts';
 import { uuidLiterals } from '../common/uuid.ts';
 import type { SecretReferenceRow, SecretRow } from './deployment-row.ts';
@@ -31,11 +30,14 @@ export async function secretsAndReferencesOf(
   const tenantId = scopedTenantId(em, 'Secret');
   const ids = uuidLiterals([...new Set(deploymentIds)]);
   const rows = await em.getConnection().execute<ListedRow[]>(statement(withCiphertexts, ids), [tenantId, tenantId]);
-  const secrets = groupedByParent(deploymentIds, rows.filter((row) => !row.is_reference), (row) => row.deployment_id);
-  const references = groupedByParent(deploymentIds, rows.filter((row) => row.is_reference), (row) => row.deployment_id);
-  return deploymentIds.map((_, i) => ({
-    secrets: secrets[i]!.map(({ deployment_id, name, value_ciphertext, key_fingerprint }) =>
-      ({ deployment_id, name, ...(withCiphertexts && { value_ciphertext: value_ciphertext!, key_fingerprint: key_fingerprint ?? null }) })),
-    references: references[i]!.map(({ deployment_id, name, secret_name, secret_key }) => ({ deployment_id, name, secret_name: secret_name!, secret_key: secret_key! })),
-  }));
+  // Each deployment's lists, filled in one pass over the rows (in their order: by position within a deployment).
+  const listed = new Map<string, SecretsOfDeployment>(deploymentIds.map((id) => [id, { secrets: [], references: [] }]));
+  for (const { deployment_id, is_reference, name, value_ciphertext, key_fingerprint, secret_name, secret_key } of rows) {
+    const ofDeployment = listed.get(deployment_id);
+    if (!ofDeployment) continue;
+    if (is_reference) ofDeployment.references.push({ deployment_id, name, secret_name: secret_name!, secret_key: secret_key! });
+    else if (withCiphertexts) ofDeployment.secrets.push({ deployment_id, name, value_ciphertext: value_ciphertext!, key_fingerprint: key_fingerprint ?? null });
+    else ofDeployment.secrets.push({ deployment_id, name });
+  }
+  return deploymentIds.map((id) => listed.get(id)!);
 }
