@@ -85,7 +85,8 @@ const stateOf = (res: RateLimiterRes, limit: number): RateLimitState => ({
 });
 
 export class RateLimiter {
-  private readonly perKey: RateLimiterAbstract;
+  /** The per-key budget where it is shared (Redis, workers); undefined where localPerKey counts it. */
+  private readonly perKey: RateLimiterAbstract | undefined;
   /** Set where budgets are this process's alone (no Redis, no workers): the per-key budget, counted at once. */
   private readonly localPerKey: LocalBudgets | undefined;
   private readonly authFailures: RateLimiterAbstract;
@@ -106,9 +107,9 @@ export class RateLimiter {
       ? { perKey: new RateLimiterMemory(perKey), authFailures: new RateLimiterMemory(authFailures) }
       : undefined;
     if (!options.redisUrl) {
-      this.perKey = inMemory(perKey);
+      if (options.acrossWorkers) this.perKey = inMemory(perKey);
+      else this.localPerKey = new LocalBudgets(options.perMinute);
       this.authFailures = inMemory(authFailures);
-      if (!options.acrossWorkers) this.localPerKey = new LocalBudgets(options.perMinute);
       return;
     }
     // No offline queue and a short command timeout: a request never waits on a Redis that is not there.
@@ -145,7 +146,8 @@ export class RateLimiter {
   /** Spends from a shared budget; a worker whose primary does not answer spends from its own count instead. */
   private async spend(budget: Budget, how: 'consume' | 'penalty', key: string): Promise<RateLimiterRes> {
     try {
-      return await this[budget][how](key, 1);
+      // perKey is spent here only where it is shared, and then it is set (consume).
+      return await this[budget]![how](key, 1);
     } catch (rejection) {
       const own = this.ownCounts?.[budget];
       if (rejection instanceof RateLimiterRes || !own) throw rejection;
