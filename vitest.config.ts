@@ -13,6 +13,9 @@ export default defineConfig({
     exclude: [...configDefaults.exclude, 'test/scale/**'],
     // One PostgreSQL for the run (embedded, or TEST_DATABASE_URL); every test file creates its own database.
     globalSetup: ['test/support/global-postgres.ts'],
+    // The service's V8 settings (JSON.stringify's fast path among them), in every test process: what the tests
+    // check is what production runs.
+    setupFiles: ['src/v8-flags.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

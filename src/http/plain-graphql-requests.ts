@@ -28,6 +28,7 @@ import { DOCUMENT_ID_PARAMETER } from '../graphql/trusted-documents.plugin.ts';
 import type { TrustedDocumentManifest } from '../graphql/trusted-documents.ts';
 import type { PreparedOperations } from '../graphql/prepared-operations.ts';
 import { writeAtEndOfTurn } from './writes-at-end-of-turn.ts';
+import { bodyBytes } from './body-bytes.ts';
 import { NodeRequestHeaders } from './node-request-headers.ts';
 
 /**
@@ -204,11 +205,9 @@ export function plainGraphQLRequests({ yoga, graphqlEndpoint, cors, compression,
       setHeaders(answer.headers, Object.entries(getCORSHeadersByRequestAndOptions({ headers } as unknown as Request, cors) ?? {}));
       // As useRequestScope adds them to Yoga's answers (a 429 carries its own).
       if (scope?.rateLimit && answer.status !== 429) setHeaders(answer.headers, Object.entries(rateLimitHeaders(scope.rateLimit)));
-      let sent: string | Buffer = await answer.body;
+      const text = await answer.body;
       const acceptEncoding = req.headers['accept-encoding'];
-      if (compression && acceptEncoding !== undefined) {
-        sent = compression.apply(acceptEncoding, answer.headers, sent) ?? sent;
-      }
+      const sent = (compression && acceptEncoding !== undefined ? compression.apply(acceptEncoding, answer.headers, text) : undefined) ?? bodyBytes(text);
       answer.headers['content-length'] = String(Buffer.byteLength(sent));
       // With the other answers of this turn: one wake-up of the clients for all of them.
       await writeAtEndOfTurn(() => res.writeHead(answer.status, answer.statusText, answer.headers).end(sent));

@@ -1,16 +1,17 @@
 // Response bodies in the original service's (FastAPI's) shapes.
 import { STATUS_CODES } from 'node:http';
-// The Fetch API implementation Yoga answers with: a body given as a string is written as it is, with its
-// Content-Length (uvicorn sends one too); the global Response's body would be streamed to the socket in chunks.
+// The Fetch API implementation Yoga answers with: a body given as a string or a Buffer is written as it is, with
+// its Content-Length (uvicorn sends one too); the global Response's body would be streamed to the socket in chunks.
 import { Response } from '@whatwg-node/fetch';
 import type { ValidationErrorItem } from './pydantic-errors.ts';
 import { RETRY_AFTER_SECONDS } from '../db/connection-loss.ts';
+import { bodyBytes } from '../http/body-bytes.ts';
 
 export const JSON_HEADERS = { 'content-type': 'application/json' };
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   // The reason phrase too (`422 Unprocessable Entity`), as uvicorn sends it.
-  return new Response(JSON.stringify(body), { status, statusText: STATUS_CODES[status], headers: { ...JSON_HEADERS, ...headers } });
+  return new Response(bodyBytes(JSON.stringify(body)), { status, statusText: STATUS_CODES[status], headers: { ...JSON_HEADERS, ...headers } });
 }
 
 /** `{"detail": "..."}`, the body of every FastAPI HTTPException. */

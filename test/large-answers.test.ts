@@ -1,0 +1,78 @@
+// Answers too large for Node to write as a string from its stack go out as their UTF-8 bytes
+// (src/http/body-bytes.ts): on both doors they arrive whole, multi-byte characters intact, with the
+// Content-Length of the bytes sent (HEAD saying GET's), as small answers do.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type RunningApp } from './support/app-server.ts';
+import { fixtureDocument, importExtra } from './support/graphql-expect.ts';
+import { ACME, importFixture, issueKey, newCipher } from './support/fixtures.ts';
+import { rawRequest, type RawResponse } from './support/raw-http.ts';
+import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
+
+const DEPLOYMENTS = 12;
+// Two, three and four bytes in UTF-8: a length counted in characters, or an encoding other than UTF-8, shows.
+const valueOf = (n: number) => `value of deployment ${n}: ${'é€😀'.repeat(200 + n)}`;
+
+let db: TestDatabase;
+let app: RunningApp;
+let key: string;
+const cipher = newCipher();
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await importFixture(db.orm.em.fork(), cipher);
+  const base = fixtureDocument().deployments!.find((d) => d.tenant_id === ACME)!;
+  const deployments = Array.from({ length: DEPLOYMENTS }, (_, n) => {
+    // Newer than the fixture's deployments: the first page is these, newest (highest n) first.
+    const created = new Date(Date.UTC(2030, 0, 1, 0, n)).toISOString();
+    return {
+      ...structuredClone(base), id: randomUUID(), name: `large-${n}`, created_at: created, updated_at: created,
+      revisions: [], latest_revision_id: null, active_revision_id: null, tag_value_ids: [], secret_references: [],
+      secrets: [{ name: 'S', value: valueOf(n) }],
+    };
+  });
+  await importExtra(db.orm.em, cipher, { deployments });
+  key = await issueKey(db.orm.em, [ACME], true);
+  app = await startApp(db.orm, cipher);
+});
+afterAll(async () => {
+  await app?.close();
+  await cipher.close();
+  await db?.drop();
+});
+
+const newestFirst = Array.from({ length: DEPLOYMENTS }, (_, i) => DEPLOYMENTS - 1 - i);
+
+/** The answer's bytes are its Content-Length, hold multi-byte characters, and are more than a string write takes. */
+function expectWhole(answer: RawResponse): unknown {
+  expect(answer.status).toBe(200);
+  expect({ length: Number(answer.headers['content-length']), chunked: answer.headers['transfer-encoding'] })
+    .toEqual({ length: answer.body.length, chunked: undefined });
+  const text = answer.body.toString('utf8');
+  expect(text.length).toBeGreaterThan(5461);
+  expect(answer.body.length).toBeGreaterThan(text.length);
+  return JSON.parse(text);
+}
+
+describe('a large answer', () => {
+  it('arrives whole on REST, with the length of its bytes, and HEAD says the same length', async () => {
+    const path = `${app.url}/v2/deployments?limit=${DEPLOYMENTS}`;
+    const answer = await rawRequest(path, { headers: { 'x-api-key': key } });
+    const page = expectWhole(answer) as { resources: { name: string; secrets: unknown }[] };
+    expect(page.resources.map((d) => [d.name, d.secrets])).toEqual(newestFirst.map((n) => [`large-${n}`, [{ name: 'S', value: valueOf(n) }]]));
+    const head = await rawRequest(path, { method: 'HEAD', headers: { 'x-api-key': key } });
+    expect({ status: head.status, length: head.headers['content-length'], body: head.body.length })
+      .toEqual({ status: 200, length: String(answer.body.length), body: 0 });
+  });
+
+  it('arrives whole on GraphQL, with the length of its bytes', async () => {
+    const answer = await rawRequest(`${app.url}/graphql`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `{ deployments(limit: ${DEPLOYMENTS}) { resources { name secrets { name value } } } }` }),
+    });
+    const result = expectWhole(answer) as { data: { deployments: { resources: { name: string; secrets: unknown }[] } } };
+    expect(result.data.deployments.resources.map((d) => [d.name, d.secrets]))
+      .toEqual(newestFirst.map((n) => [`large-${n}`, [{ name: 'S', value: valueOf(n) }]]));
+  });
+});
