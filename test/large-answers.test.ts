@@ -2,6 +2,7 @@
 // (src/http/body-bytes.ts): on both doors they arrive whole, multi-byte characters intact, with the
 // Content-Length of the bytes sent (HEAD saying GET's), as small answers do.
 import { randomUUID } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from './support/app-server.ts';
 import { fixtureDocument, importExtra } from './support/graphql-expect.ts';
@@ -46,9 +47,11 @@ const newestFirst = Array.from({ length: DEPLOYMENTS }, (_, i) => DEPLOYMENTS - 
 /** The answer's bytes are its Content-Length, hold multi-byte characters, and are more than a string write takes. */
 function expectWhole(answer: RawResponse): unknown {
   expect(answer.status).toBe(200);
-  expect({ length: Number(answer.headers['content-length']), chunked: answer.headers['transfer-encoding'] })
-    .toEqual({ length: answer.body.length, chunked: undefined });
+  expect(answer.headers['content-type']).toMatch(/^application\/json/);
   const text = answer.body.toString('utf8');
+  // The length the answer's own JSON has in UTF-8 (the client reads as many bytes as Content-Length says).
+  expect({ length: Number(answer.headers['content-length']), chunked: answer.headers['transfer-encoding'] })
+    .toEqual({ length: Buffer.byteLength(JSON.stringify(JSON.parse(text))), chunked: undefined });
   expect(text.length).toBeGreaterThan(5461);
   expect(answer.body.length).toBeGreaterThan(text.length);
   return JSON.parse(text);
@@ -61,16 +64,25 @@ describe('a large answer', () => {
     const page = expectWhole(answer) as { resources: { name: string; secrets: unknown }[] };
     expect(page.resources.map((d) => [d.name, d.secrets])).toEqual(newestFirst.map((n) => [`large-${n}`, [{ name: 'S', value: valueOf(n) }]]));
     const head = await rawRequest(path, { method: 'HEAD', headers: { 'x-api-key': key } });
-    expect({ status: head.status, length: head.headers['content-length'], body: head.body.length })
-      .toEqual({ status: 200, length: String(answer.body.length), body: 0 });
+    expect({ status: head.status, type: head.headers['content-type'], length: head.headers['content-length'], body: head.body.length })
+      .toEqual({ status: 200, type: 'application/json', length: String(answer.body.length), body: 0 });
+    // Compressed for a client that asks, from the same bytes.
+    const gzipped = await rawRequest(path, { headers: { 'x-api-key': key, 'accept-encoding': 'gzip' } });
+    expect({ encoding: gzipped.headers['content-encoding'], length: Number(gzipped.headers['content-length']) })
+      .toEqual({ encoding: 'gzip', length: gzipped.body.length });
+    expect(gunzipSync(gzipped.body).equals(answer.body)).toBe(true);
   });
 
-  it('arrives whole on GraphQL, with the length of its bytes', async () => {
-    const answer = await rawRequest(`${app.url}/graphql`, {
+  it('arrives whole on GraphQL, with the length of its bytes, and compressed from the same bytes', async () => {
+    const request = (headers: Record<string, string> = {}) => rawRequest(`${app.url}/graphql`, {
       method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      headers: { 'x-api-key': key, 'content-type': 'application/json', ...headers },
       body: JSON.stringify({ query: `{ deployments(limit: ${DEPLOYMENTS}) { resources { name secrets { name value } } } }` }),
     });
+    const answer = await request();
+    const gzipped = await request({ 'accept-encoding': 'gzip' });
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gzipped.body).equals(answer.body)).toBe(true);
     const result = expectWhole(answer) as { data: { deployments: { resources: { name: string; secrets: unknown }[] } } };
     expect(result.data.deployments.resources.map((d) => [d.name, d.secrets]))
       .toEqual(newestFirst.map((n) => [`large-${n}`, [{ name: 'S', value: valueOf(n) }]]));
