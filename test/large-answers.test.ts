@@ -1,11 +1,11 @@
 // Answers too large for Node to write as a string from its stack go out as their UTF-8 bytes
 // (src/http/body-bytes.ts): on both doors they arrive whole, multi-byte characters intact, with the
 // Content-Length of the bytes sent (HEAD saying GET's), as small answers do.
-import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LARGEST_STRING_BODY } from '../src/http/body-bytes.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
-import { fixtureDocument, importExtra } from './support/graphql-expect.ts';
+import { importExtra, newerAcmeDeployments } from './support/graphql-expect.ts';
 import { ACME, importFixture, issueKey, newCipher } from './support/fixtures.ts';
 import { rawRequest, type RawResponse } from './support/raw-http.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
@@ -22,16 +22,7 @@ const cipher = newCipher();
 beforeAll(async () => {
   db = await createTestDatabase();
   await importFixture(db.orm.em.fork(), cipher);
-  const base = fixtureDocument().deployments!.find((d) => d.tenant_id === ACME)!;
-  const deployments = Array.from({ length: DEPLOYMENTS }, (_, n) => {
-    // Newer than the fixture's deployments: the first page is these, newest (highest n) first.
-    const created = new Date(Date.UTC(2030, 0, 1, 0, n)).toISOString();
-    return {
-      ...structuredClone(base), id: randomUUID(), name: `large-${n}`, created_at: created, updated_at: created,
-      revisions: [], latest_revision_id: null, active_revision_id: null, tag_value_ids: [], secret_references: [],
-      secrets: [{ name: 'S', value: valueOf(n) }],
-    };
-  });
+  const deployments = newerAcmeDeployments(DEPLOYMENTS, (n) => ({ name: `large-${n}`, secrets: [{ name: 'S', value: valueOf(n) }] }));
   await importExtra(db.orm.em, cipher, { deployments });
   key = await issueKey(db.orm.em, [ACME], true);
   app = await startApp(db.orm, cipher);
@@ -52,7 +43,7 @@ function expectWhole(answer: RawResponse): unknown {
   // The length the answer's own JSON has in UTF-8 (the client reads as many bytes as Content-Length says).
   expect({ length: Number(answer.headers['content-length']), chunked: answer.headers['transfer-encoding'] })
     .toEqual({ length: Buffer.byteLength(JSON.stringify(JSON.parse(text))), chunked: undefined });
-  expect(text.length).toBeGreaterThan(5461);
+  expect(text.length).toBeGreaterThan(LARGEST_STRING_BODY);
   expect(answer.body.length).toBeGreaterThan(text.length);
   return JSON.parse(text);
 }

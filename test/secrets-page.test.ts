@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MASKED_SECRET } from '../src/rest/deployments.route.ts';
 import { DecryptionThread } from '../src/modules/secrets/decryption-thread.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
-import { fixtureDocument, importExtra } from './support/graphql-expect.ts';
+import { importExtra, newerAcmeDeployments } from './support/graphql-expect.ts';
 import { ACME, importFixture, issueKey, newCipher } from './support/fixtures.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
 
@@ -30,18 +30,10 @@ beforeAll(async () => {
   expect(DEPLOYMENTS * SECRETS_EACH).toBeGreaterThan(2 * DecryptionThread.WORTH_IT_FROM);
   db = await createTestDatabase();
   await importFixture(db.orm.em.fork(), cipher);
-  const base = fixtureDocument().deployments!.find((d) => d.tenant_id === ACME)!;
-  const deployments = Array.from({ length: DEPLOYMENTS }, (_, n) => {
-    const id = randomUUID();
-    ids.push(id);
-    // Newer than the fixture's deployments: the first page is these, newest (highest n) first.
-    const created = new Date(Date.UTC(2030, 0, 1, 0, n)).toISOString();
-    return {
-      ...structuredClone(base), id, name: `many-secrets-${n}`, created_at: created, updated_at: created,
-      revisions: [], latest_revision_id: null, active_revision_id: null, tag_value_ids: [], secret_references: [],
-      secrets: Array.from({ length: SECRETS_EACH }, (_, s) => ({ name: `S${s}`, value: valueOf(n, s) })),
-    };
-  });
+  const deployments = newerAcmeDeployments(DEPLOYMENTS, (n) => ({
+    name: `many-secrets-${n}`, secrets: Array.from({ length: SECRETS_EACH }, (_, s) => ({ name: `S${s}`, value: valueOf(n, s) })),
+  }));
+  ids.push(...deployments.map((d) => d.id));
   await importExtra(db.orm.em, cipher, { deployments });
   readerKey = await issueKey(db.orm.em, [ACME], true);
   maskedKey = await issueKey(db.orm.em, [ACME], false);

@@ -6,7 +6,7 @@
 // For a REST page of 100 (474 KB) a bare node:http handler spent about 100 µs less CPU per answer (1.22 ms
 // with its JSON.stringify, 1.12 as bytes). A small answer, the most common, stays a string: one write, headers
 // and body together, from Node's stack (docs/performance.md#large-answers-written-as-bytes).
-const LARGEST_STRING_BODY = 5461;
+export const LARGEST_STRING_BODY = 5461;
 
 /** `text` as the body to write: as it is when small, else its UTF-8 bytes. */
 export const bodyBytes = (text: string): string | Buffer<ArrayBuffer> => (text.length > LARGEST_STRING_BODY ? Buffer.from(text) : text);

@@ -4,7 +4,8 @@ import { expect } from 'vitest';
 import { importDocument } from '../../src/import/importer.ts';
 import type { SecretCipher } from '../../src/modules/secrets/secret-cipher.ts';
 import type { RunningApp } from './app-server.ts';
-import { fixtureText } from './fixtures.ts';
+import { randomUUID } from 'node:crypto';
+import { ACME, fixtureText } from './fixtures.ts';
 
 /**
  * base64url("Type:id"), built by hand: for ids of objects that do not exist or of types that are no nodes.
@@ -51,6 +52,23 @@ export interface Doc {
 }
 
 export const fixtureDocument = (): Doc => JSON.parse(fixtureText());
+
+/**
+ * `count` more deployments of ACME, copies of its fixture deployment without revisions, tags or secret
+ * references, each newer than every fixture deployment: the first page is these, the highest `n` first.
+ * `fields(n)` gives deployment `n` its name, secrets and whatever else differs.
+ */
+export function newerAcmeDeployments(count: number, fields: (n: number) => Partial<DocDeployment> & { name: string }): DocDeployment[] {
+  const base = fixtureDocument().deployments!.find((d) => d.tenant_id === ACME)!;
+  return Array.from({ length: count }, (_, n) => {
+    const created = new Date(Date.UTC(2030, 0, 1, 0, n)).toISOString();
+    return {
+      ...structuredClone(base), id: randomUUID(), created_at: created, updated_at: created,
+      revisions: [], latest_revision_id: null, active_revision_id: null, tag_value_ids: [], secret_references: [],
+      ...fields(n),
+    };
+  });
+}
 
 /** Imports a document through the real parser and importer. */
 export async function importExtra(em: EntityManager, cipher: SecretCipher, doc: Doc): Promise<void> {
