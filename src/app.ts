@@ -5,17 +5,20 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { schema } from './graphql/schema.ts';
 import { graphiqlOptions } from './graphql/graphiql.ts';
-import { loadGraphiqlAssets, renderGraphiqlPage } from './graphql/graphiql-page.ts';
+import { loadGraphiqlAssets, renderGraphiqlPage } from './http/graphiql-page.ts';
 import { maskUnexpectedError, UNEXPECTED_ERROR_MESSAGE } from './graphql/mask-error.ts';
 import { hasVariableDefaults } from './graphql/variable-defaults.ts';
 import { CompiledOperations, useCompiledOperations } from './graphql/compiled-operations.plugin.ts';
-import { PreparedOperations, ValidatedDocuments } from './graphql/prepared-operations.ts';
+import { OperationDocuments } from './graphql/operation-documents.ts';
 import { DOCUMENT_ID_PARAMETER, useTrustedDocuments } from './graphql/trusted-documents.plugin.ts';
 import type { TrustedDocumentManifest } from './graphql/trusted-documents.ts';
-import { isRestRead, useLegacyRest } from './rest/rest-plugin.ts';
+import { useLegacyRest } from './http/legacy-rest.plugin.ts';
 import { REST_ROUTES } from './rest/routes.ts';
-import { loadSwaggerUiAssets } from './rest/swagger-ui-page.ts';
-import { authenticateFirst, createGraphQLContext, type AppServices, type GraphQLContext } from './graphql/context.ts';
+import { RestRouter } from './rest/rest-router.ts';
+import { loadSwaggerUiAssets } from './http/swagger-ui-page.ts';
+import { createGraphQLContext, type AppServices, type GraphQLContext } from './graphql/context.ts';
+import { callerOf } from './graphql/caller.ts';
+import { scopeOfServerContext, type RequestScope } from './observability/request-scope.ts';
 import { GRAPHQL_LIMITS, graphqlLimitPlugins } from './limits/graphql-limits.ts';
 import { queryCostLimit } from './limits/query-cost.plugin.ts';
 import { OperationsAtOnce, useOperationsAtOnce } from './limits/operations-at-once.ts';
@@ -34,8 +37,12 @@ import { useRequestScope } from './http/request-scope.plugin.ts';
 import { useRootPath } from './http/root-path.plugin.ts';
 import { useStaticAssets } from './http/static-assets.plugin.ts';
 import { usePageSecurity } from './http/page-security.plugin.ts';
-import { ResponseCompression, useResponseCompression } from './http/response-compression.plugin.ts';
-import { plainGraphQLRequests } from './http/plain-graphql-requests.ts';
+import { useResponseCompression } from './http/response-compression.plugin.ts';
+import { ResponseCompression } from './runner/response-compression.ts';
+import { OperationRunner } from './runner/operation-runner.ts';
+import { GraphQLRequests } from './runner/graphql-requests.ts';
+import { RestRequests } from './runner/rest-requests.ts';
+import type { OperationSteps } from './runner/run-operation.ts';
 import { useEventStreams } from './http/event-streams.plugin.ts';
 import { corsOptions } from './http/cors.ts';
 import type { SecretDecryptionError } from './modules/secrets/secret-cipher.ts';
@@ -45,7 +52,7 @@ import { ApiKeySchema } from './modules/tenancy/api-key.entity.ts';
 export const GRAPHQL_PATH = '/graphql';
 
 export interface App {
-  yoga: YogaServerInstance<Record<string, never>, GraphQLContext>;
+  yoga: YogaServerInstance<YogaServerContext, GraphQLContext>;
   server: Server;
   metrics: Metrics;
   /** Requests being served; shutdown drains it. */
@@ -73,10 +80,10 @@ export interface AppOptions {
   /** OpenTelemetry (observability/tracing.ts); none: no spans, and no hook installed. */
   tracing?: Tracing;
   /**
-   * `POST /graphql` with a JSON body served without Yoga's Fetch API adapter (http/plain-graphql-requests.ts).
-   * Default on; off: Yoga serves every request (the differential tests compare the two).
+   * The operation runner serves the GraphQL POSTs and REST requests it accepts (runner/operation-runner.ts).
+   * Default on; off: Yoga serves every request, through its envelop (the differential tests compare the two).
    */
-  plainGraphQLRequests?: boolean;
+  runner?: boolean;
   /**
    * Operations executing at once, and how long one waits for its turn before 503 (limits/operations-at-once.ts).
    * The service passes DB_POOL_MAX and DB_CONNECT_TIMEOUT_MS; default: their defaults.
@@ -86,6 +93,9 @@ export interface AppOptions {
   logger?: Logger;
   metrics?: Metrics;
 }
+
+/** What Yoga's plugins get from the HTTP adapter besides node:http's own objects. */
+type YogaServerContext = { scope?: RequestScope };
 
 const DEFAULT_MAX_BODY_BYTES = 100 * 1024;
 export const DEFAULT_SUBSCRIPTIONS_PER_KEY = 10;
@@ -120,15 +130,19 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
   const cors = corsOptions(corsOrigins);
   const responseCompression = compression ? new ResponseCompression({ minBytes: compression.minBytes, metrics }) : undefined;
   const contextServices: AppServices = { ...services, reportUnreadableSecret: reportUnreadableSecret(logger, metrics), deploymentChanges };
-  // Shared by the envelop's plugins and the prepared operations, which call the same functions.
+  // Shared by the envelop's plugins and the operation runner, which call the same functions.
   const queryCost = queryCostLimit(GRAPHQL_LIMITS.maxCost);
   const compiledOperations = new CompiledOperations(hasVariableDefaults);
   const operations = new OperationsAtOnce(operationsAtOnce.limit, operationsAtOnce.waitMs);
-  const validatedDocuments = new ValidatedDocuments();
-  const yoga = createYoga<Record<string, never>, GraphQLContext>({
+  const restRouter = new RestRouter(REST_ROUTES);
+  const yoga = createYoga<YogaServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
-    context: ({ request }) => createGraphQLContext(request, contextServices),
+    // The caller is known by now (authentication comes first, below); its outcome is in the request's scope.
+    context: (initial) => {
+      const caller = callerOf(scopeOfServerContext(initial), initial.request.headers, contextServices);
+      return caller instanceof Promise ? caller.then((principal) => createGraphQLContext(principal, contextServices)) : createGraphQLContext(caller, contextServices);
+    },
     graphiql: graphiql ? graphiqlOptions(options.demoApiKey) : false,
     // Served from this service, never a CDN: the page works offline (graphiql-page.ts).
     renderGraphiQL: renderGraphiqlPage,
@@ -146,6 +160,8 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     maxRequestBodySize: false,
     // A trusted document's id may come in the body as `documentId` (GraphQL over HTTP's persisted documents).
     extraParamNames: trustedDocuments ? [DOCUMENT_ID_PARAMETER] : undefined,
+    // The order of the steps for what the operation runner declines; the runner calls the same step functions
+    // in the same order (runner/run-operation.ts).
     plugins: [
       useRequestScope(GRAPHQL_PATH),
       // /health, /ready and /metrics: before everything else, without authentication.
@@ -156,7 +172,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
       usePageSecurity(),
       // A browser can only send a form or a GET without custom headers cross-site; neither gets executed.
       useCSRFPrevention({ requestHeaders: ['x-api-key', 'authorization', 'x-graphql-yoga-csrf'] }),
-      useAuthenticateFirst(services),
+      useAuthenticateFirst(contextServices),
       // After authentication: only a caller with a valid key and budget learns whether a document id is known.
       ...(trustedDocuments ? [useTrustedDocuments({ ...trustedDocuments, metrics })] : []),
       // Before the limits, so that it also counts the operations they refuse.
@@ -171,40 +187,40 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
       ...(services.replicas ? [useReplicaFallback(services.replicas)] : []),
       // After every plugin that wraps execution: an operation's turn covers all it does.
       useOperationsAtOnce(operations),
-      // The legacy /v1 and /v2 paths, /openapi.json and /docs: fixed operations through this same Yoga.
-      useLegacyRest({
-        routes: REST_ROUTES, graphqlEndpoint: GRAPHQL_PATH, operationsAtOnce: operations,
-        authenticate: async (request) => authenticateFirst(request, contextServices),
-      }),
+      // /openapi.json, /docs, the FastAPI 404 of unknown paths; every REST route with the runner off.
+      useLegacyRest({ routes: REST_ROUTES, router: restRouter, graphqlEndpoint: GRAPHQL_PATH }),
       useEventStreams(),
       // After every plugin that answers, so that it compresses each answer (of either door, or a probe) with the
       // headers the others gave it.
       ...(responseCompression ? [useResponseCompression(responseCompression)] : []),
-      // Last: remembers each document that passed every validation rule above, for the prepared operations.
-      validatedDocuments.plugin(),
     ],
     // Unexpected errors reach clients as "Unexpected error."; details stay in the server log.
     maskedErrors: { isDev: false, maskError: maskUnexpectedError, errorMessage: UNEXPECTED_ERROR_MESSAGE },
   });
-  // Tracing and read replicas wrap execution in plugins of their own: with either on, the envelop runs everything.
-  const preparedOperations = options.tracing || services.replicas ? undefined : new PreparedOperations({
-    schema, documents: validatedDocuments, compiled: compiledOperations, metrics, queryCost, operationsAtOnce: operations,
-    authenticate: (request) => authenticateFirst(request, contextServices),
-    createContext: (request) => createGraphQLContext(request, contextServices),
-    // As Yoga masks an execution's errors (maskedErrors below), telling its log of each unexpected one.
-    maskError: (error) => {
-      const masked = maskUnexpectedError(error, UNEXPECTED_ERROR_MESSAGE);
-      if (masked !== error) yoga.logger.error(error);
-      return masked;
-    },
-  });
-  const plainGraphQL = (options.plainGraphQLRequests ?? true)
-    ? plainGraphQLRequests({ yoga, graphqlEndpoint: GRAPHQL_PATH, cors, compression: responseCompression, trustedDocuments, preparedOperations })
-    : undefined;
+  const runner = (options.runner ?? true) ? operationRunner() : undefined;
   const handler = createRequestHandler({
-    yoga, logger, metrics, maxBodyBytes, graphqlEndpoint: GRAPHQL_PATH, inFlight, tracing: options.tracing, plainGraphQL,
-    turnsAtTheDoor: { admits: isRestRead(REST_ROUTES), authenticate: async (headers) => authenticateFirst({ headers }, contextServices), operations },
+    yoga: (req, res, serverContext) => yoga(req, res, serverContext), logger, metrics, maxBodyBytes, graphqlEndpoint: GRAPHQL_PATH, inFlight, tracing: options.tracing, runner,
   });
+
+  function operationRunner(): OperationRunner {
+    const steps: OperationSteps = {
+      schema, services: contextServices, compiled: compiledOperations, metrics, queryCost, operationsAtOnce: operations,
+      tracer: options.tracing?.tracer,
+      // As Yoga masks an execution's errors (maskedErrors above), telling its log of each unexpected one.
+      maskError: (error) => {
+        const masked = maskUnexpectedError(error, UNEXPECTED_ERROR_MESSAGE);
+        if (masked !== error) yoga.logger.error(error);
+        return masked;
+      },
+    };
+    // A document is judged by the envelop's own parse and validation, with every plugin's rules.
+    const documents = new OperationDocuments((operationName) => yoga.getEnveloped({ request: { method: 'POST' }, params: { operationName } } as never));
+    return new OperationRunner({
+      graphql: new GraphQLRequests({ steps, documents, graphqlEndpoint: GRAPHQL_PATH, trustedDocuments, fetchAPI: yoga.fetchAPI }),
+      rest: new RestRequests({ steps, router: restRouter, routes: REST_ROUTES, logFailure: (message, detail) => yoga.logger.error(message, detail) }),
+      answerHeaders: { cors, compression: responseCompression },
+    });
+  }
   const server = createServer(handler);
   // A client that trickles its request (slowloris) cannot hold a connection for long.
   server.headersTimeout = 10_000;

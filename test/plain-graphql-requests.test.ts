@@ -1,5 +1,5 @@
-// The plain GraphQL request (POST /graphql, JSON) is served without Yoga's Fetch API adapter
-// (src/http/plain-graphql-requests.ts). A client must not be able to tell: the same requests, sent in the same
+// The plain GraphQL request (POST /graphql, JSON) is served by the operation runner, without Yoga
+// (src/runner/graphql-requests.ts). A client must not be able to tell: the same requests, sent in the same
 // order to a service with that path and to one where Yoga serves everything, get the same status, the same
 // headers (but the date, the request id, and the rate-limit reset within a second) and the same bytes, and the
 // services count the same. The corpus is what frontend apps send and what goes wrong for them: each Accept a
@@ -47,7 +47,7 @@ afterAll(async () => {
 async function pair(perMinute = 1_000_000, options: AppOptions = {}, database = db): Promise<{ plain: RunningApp; yoga: RunningApp }> {
   const start = async (plainGraphQLRequests: boolean) => {
     const limiter = new RateLimiter({ perMinute, keyPrefix: `test-${randomUUID()}` });
-    const app = await startApp(database.orm, cipher, undefined, { rateLimiter: limiter, options: { ...options, plainGraphQLRequests } });
+    const app = await startApp(database.orm, cipher, undefined, { rateLimiter: limiter, options: { ...options, runner: plainGraphQLRequests } });
     running.push({ app, limiter });
     return app;
   };
@@ -84,7 +84,7 @@ async function expectSameCounts(plain: RunningApp, yoga: RunningApp) {
   }
 }
 
-/** Operations a service ran prepared (src/graphql/prepared-operations.ts). */
+/** Operations a service's operation runner ran (src/runner/run-operation.ts). */
 const preparedRuns = async ({ app }: RunningApp) => (await app.metrics.preparedOperations.get()).values[0]?.value ?? 0;
 
 /** The same answer from both services; the reset seconds (present on both, or on neither) at most one apart. */
@@ -212,24 +212,24 @@ describe('the plain GraphQL request', () => {
     expect(await preparedRuns(yoga)).toBe(0);
   });
 
-  it('runs a document prepared from its second request on, and never a REST route\'s document, which the limits refuse', async () => {
+  it('runs every operation on the runner from its first request, a REST route\'s too, and refuses a route\'s document sent to /graphql', async () => {
     const { plain, yoga } = await pair();
     const acme = { 'x-api-key': keys.acme };
     const both = async (request: Case) => expectSameAnswer(await post(plain.url, request), await post(yoga.url, request), request.name);
     const light = { name: 'light page', body: json(LIGHT), headers: acme };
     await both(light);
-    expect(await preparedRuns(plain)).toBe(0);
-    await both(light);
     expect(await preparedRuns(plain)).toBe(1);
-    // Another operation name, other variables: the same document, still prepared; so is a refusal by cost.
+    await both(light);
+    expect(await preparedRuns(plain)).toBe(2);
+    // Another operation name, other variables: the same document, on the runner; so is a refusal by cost.
     await both({ name: 'medium page', body: json(MEDIUM, { variables: { limit: 2 }, operationName: 'Medium' }), headers: acme });
     await both({ name: 'medium page again', body: json(MEDIUM, { variables: { limit: 3 } }), headers: acme });
     await both({ name: 'costly, small', body: json(COSTLY, { variables: { n: 2 } }), headers: acme });
     await both({ name: 'costly, over the limit', body: json(COSTLY, { variables: { n: 100 } }), headers: acme });
-    expect(await preparedRuns(plain)).toBe(3);
+    expect(await preparedRuns(plain)).toBe(6);
 
-    // The REST door runs its fixed documents through the envelop without the limits (a legacy record takes about a
-    // hundred aliases): sent to /graphql, even after the route has run it, such a document is refused.
+    // The REST door runs its fixed documents without the limits (a legacy record takes about a hundred aliases):
+    // sent to /graphql, even after the route has run it, such a document is refused.
     for (const app of [plain, yoga]) expect((await rawRequest(`${app.url}/v2/deployments?limit=1`, { headers: acme })).status).toBe(200);
     const restDocument = { name: 'a REST route\'s document', body: json(listDeploymentsRoute.document, { variables: { limit: 1, offset: 0 } }), headers: acme };
     for (let i = 0; i < 2; i++) {
@@ -237,11 +237,11 @@ describe('the plain GraphQL request', () => {
       expectSameAnswer(fromPlain, fromYoga);
       expect(JSON.parse(fromPlain.body.toString()).errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
     }
-    expect(await preparedRuns(plain)).toBe(3);
+    expect(await preparedRuns(plain)).toBe(7);
     await expectSameCounts(plain, yoga);
   });
 
-  it('masks an unexpected error as Yoga does, the first time and prepared', async () => {
+  it('masks an unexpected error as Yoga does, the first time and again', async () => {
     // A database whose deployments lost a column: reading a page fails with PostgreSQL's error, not a GraphQL one.
     const broken = await createTestDatabase();
     try {
@@ -255,7 +255,7 @@ describe('the plain GraphQL request', () => {
         expectSameAnswer(fromPlain, fromYoga, round);
         expect(JSON.parse(fromPlain.body.toString()).errors).toEqual([expect.objectContaining({ message: 'Unexpected error.' })]);
       }
-      expect(await preparedRuns(plain)).toBe(1);
+      expect(await preparedRuns(plain)).toBe(2);
       await expectSameCounts(plain, yoga);
     } finally {
       for (const { app, limiter } of running.splice(-2)) {

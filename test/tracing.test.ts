@@ -1,6 +1,6 @@
 // OpenTelemetry spans, collected with the SDK's in-memory exporter: HTTP request → GraphQL operation → SQL
 // statements, nested, on both doors; a caller's `traceparent` continued; nothing secret in any span; the same
-// spans for a plain GraphQL request (src/http/plain-graphql-requests.ts) as when Yoga serves it.
+// spans for a GraphQL request the operation runner serves (src/runner) as when Yoga serves it.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -131,7 +131,7 @@ describe('tracing', () => {
   });
 
   it('records the same spans for a plain GraphQL request as Yoga does for the same request', async () => {
-    const yoga = await startApp(db.orm, cipher, undefined, { options: { tracing, plainGraphQLRequests: false } });
+    const yoga = await startApp(db.orm, cipher, undefined, { options: { tracing, runner: false } });
     const requests: Array<{ name: string; body: Record<string, unknown>; headers?: Record<string, string> }> = [
       { name: 'a page with secrets', body: { query: PAGE } },
       { name: 'variables, in the caller\'s trace', body: { query: 'query One($limit: Int!) { deployments(limit: $limit) { resources { uuid } } }', variables: { limit: 1 } },

@@ -1,7 +1,7 @@
 // A read that fails on a replica because the replica cannot be reached (it stopped, or its connections broke)
 // is run again on the primary, at once and once, so that a replica going down costs users nothing; the
-// replica is taken out of rotation until its probe finds it well (db/read-replicas.ts). Both doors: REST
-// routes run their operations through the same envelop.
+// replica is taken out of rotation until its probe finds it well (db/read-replicas.ts). The operation runner
+// calls the step itself; the plugin is Yoga's side of it, for what the runner declines.
 import type { Plugin } from 'graphql-yoga';
 import type { ExecutionResult } from 'graphql';
 import { isDatabaseUnavailable } from '../db/connection-loss.ts';
@@ -9,23 +9,24 @@ import type { ReadReplicas } from '../db/read-replicas.ts';
 import type { GraphQLContext } from './context.ts';
 import { RequestLoaders } from './loaders.ts';
 
-const failedOnDatabase = (result: unknown) =>
-  (result as ExecutionResult).errors?.some((error) => isDatabaseUnavailable(error)) ?? false;
+const failedOnDatabase = (result: ExecutionResult) => result.errors?.some((error) => isDatabaseUnavailable(error)) ?? false;
+
+/** `execute`'s result, or, where it failed on an unreachable replica, its result run again on the primary. */
+export async function withReplicaFallback(replicas: ReadReplicas, ctx: GraphQLContext, execute: () => ExecutionResult | Promise<ExecutionResult>): Promise<ExecutionResult> {
+  const result = await execute();
+  if (ctx.replica === undefined || !failedOnDatabase(result)) return result;
+  replicas.markUnreachable(ctx.replica);
+  ctx.replica = undefined;
+  const primary = ctx.primaryEm();
+  ctx.em = () => primary;
+  ctx.loaders = new RequestLoaders(ctx.em, ctx.principal.mayReadSecrets ? ctx.cipher : null);
+  return execute();
+}
 
 export function useReplicaFallback(replicas: ReadReplicas): Plugin<GraphQLContext> {
   return {
     onExecute({ setExecuteFn, executeFn }) {
-      setExecuteFn(async (args) => {
-        const result = await executeFn(args);
-        const ctx = args.contextValue as GraphQLContext;
-        if (ctx.replica === undefined || !failedOnDatabase(result)) return result;
-        replicas.markUnreachable(ctx.replica);
-        ctx.replica = undefined;
-        const primary = ctx.primaryEm();
-        ctx.em = () => primary;
-        ctx.loaders = new RequestLoaders(ctx.em, ctx.principal.mayReadSecrets ? ctx.cipher : null);
-        return executeFn(args);
-      });
+      setExecuteFn((args) => withReplicaFallback(replicas, args.contextValue as GraphQLContext, () => executeFn(args) as Promise<ExecutionResult>));
     },
   };
 }

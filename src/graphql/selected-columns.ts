@@ -11,7 +11,7 @@
 //
 // What a selection asks for is worked out once per document: unless an @skip or @include of the operation takes
 // its condition from a variable, the same document asks for the same thing in every request (its parsed nodes
-// are kept with it, by Yoga's parse cache and prepared operations), so the answer is kept with its field node.
+// are kept with it, by Yoga's parse cache and the operation runner's documents), so the answer is kept with its field node.
 import {
   BREAK, getNamedType, isObjectType, Kind, visit,
   type FieldNode, type GraphQLObjectType, type GraphQLResolveInfo, type OperationDefinitionNode,

@@ -2,13 +2,13 @@
 // by its id instead of sending the document, and with `require` nothing else runs. Placed after authentication,
 // so that a caller without a valid key or budget learns nothing about the manifest; the document it names then
 // goes through the same parsing, validation, limits, execution and logging as a document sent in full.
-// The REST door is untouched: its routes run their fixed documents through yoga.getEnveloped(), which does not
-// pass through onParams.
+// The operation runner resolves a trusted document's id itself (runner/graphql-requests.ts) and leaves what this
+// plugin refuses to Yoga; the REST door's routes are fixed documents, untouched by it.
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { GraphQLError } from 'graphql';
 import type { GraphQLParams, OnParamsEventPayload, Plugin } from 'graphql-yoga';
 import type { Metrics } from '../observability/metrics.ts';
-import { currentRequestScope } from '../observability/request-scope.ts';
+import { scopeOfServerContext } from '../observability/request-scope.ts';
 import type { TrustedDocumentManifest } from './trusted-documents.ts';
 
 export interface TrustedDocumentsOptions {
@@ -46,11 +46,10 @@ export function useTrustedDocuments({ mode, manifest, metrics }: TrustedDocument
   return usePersistedOperations({
     allowArbitraryOperations: mode === 'allow',
     extractPersistedOperationId: documentIdOfRequest,
-    getPersistedOperation: (id) => {
+    getPersistedOperation: (id, _request, context) => {
       const document = manifest.get(id);
       // For the access log: in `allow`, the /graphql lines without an id are the clients still sending text.
-      const scope = currentRequestScope();
-      if (document !== undefined && scope) scope.documentId = id;
+      if (document !== undefined) scopeOfServerContext(context).documentId = id;
       return document ?? null;
     },
     customErrors: {

@@ -4,7 +4,7 @@
 import type { Plugin } from 'graphql-yoga';
 import type { AppOrm } from '../db/orm-config.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import { currentRequestScope } from '../observability/request-scope.ts';
+import { scopeOfServerContext } from '../observability/request-scope.ts';
 import { RETRY_AFTER_SECONDS } from '../db/connection-loss.ts';
 import type { InFlightRequests } from './in-flight-requests.ts';
 import type { SecretCipher } from '../modules/secrets/secret-cipher.ts';
@@ -100,11 +100,10 @@ export function useProbes({ orm, metrics, inFlight, cipher, replicas }: ProbeOpt
   };
 
   return {
-    async onRequest({ url, request, endResponse }) {
+    async onRequest({ url, request, endResponse, serverContext }) {
       const endpoint = endpoints[url.pathname];
       if (!endpoint) return;
-      const scope = currentRequestScope();
-      if (scope) scope.route = url.pathname;
+      scopeOfServerContext(serverContext).route = url.pathname;
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         endResponse(json(405, { detail: 'Method Not Allowed' }, { allow: 'GET, HEAD' }));
         return;

@@ -1,8 +1,8 @@
-// The Node request listener in front of Yoga. Per request it: opens the request scope (request id, taken
-// from X-Request-Id or made up, and echoed back), refuses bodies over the limit with 413 before Yoga buffers
-// them, counts the request as in flight (graceful shutdown waits on that), has a REST read wait for its turn
-// among the operations at once before Yoga makes anything for it (turns at the door), and, once the response
-// is done, writes the access log line and the HTTP metrics.
+// The node:http adapter, the outer layer. Per request it: opens the request scope (request id, taken from
+// X-Request-Id or made up, and echoed back), refuses bodies over the limit with 413 before anything buffers
+// them, counts the request as in flight (graceful shutdown waits on that), hands the operation runner a digest
+// of what it serves (runner/operation-runner.ts) and Yoga, with the same scope, what it declines, and, once the
+// response is done, writes the access log line and the HTTP metrics.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { accessLog, type Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -10,14 +10,18 @@ import { requestIdFrom, runInRequestScope, type RequestScope } from '../observab
 import type { InFlightRequests } from './in-flight-requests.ts';
 import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { Tracing } from '../observability/tracing.ts';
-import type { PlainGraphQLRequests } from './plain-graphql-requests.ts';
-import type { OperationsAtOnce } from '../limits/operations-at-once.ts';
+import type { OperationRunner } from '../runner/operation-runner.ts';
+import type { Answer } from '../runner/answer.ts';
 import { NodeRequestHeaders } from './node-request-headers.ts';
+import { writeAtEndOfTurn } from './writes-at-end-of-turn.ts';
+import { bodyBytes } from './body-bytes.ts';
 
 type NodeListener = (req: IncomingMessage, res: ServerResponse) => unknown;
+/** Yoga's node listener, given the request's scope as its server context (its plugins read it there). */
+type YogaListener = (req: IncomingMessage, res: ServerResponse, serverContext: { scope: RequestScope }) => unknown;
 
 export interface RequestHandlerOptions {
-  yoga: NodeListener;
+  yoga: YogaListener;
   logger: Logger;
   metrics: Metrics;
   maxBodyBytes: number;
@@ -25,39 +29,20 @@ export interface RequestHandlerOptions {
   inFlight: InFlightRequests;
   /** When tracing is on: a span per request, continuing the caller's `traceparent`. */
   tracing?: Tracing;
-  /** Serves `POST /graphql` with a JSON body without Yoga's Fetch API adapter; none: Yoga serves everything. */
-  plainGraphQL?: PlainGraphQLRequests;
-  /** Requests that take their turn among the operations at once before Yoga serves them; none: all go straight in. */
-  turnsAtTheDoor?: TurnsAtTheDoor;
-}
-
-/**
- * A request that waits a long time for its turn keeps what it has made meanwhile long enough for V8 to move it
- * to the old generation, and whatever it makes later and hangs off those objects (its page, its answer) is moved
- * there too: at 64 connections, a REST page's answer was promoted at every scavenge
- * (docs/performance.md#the-turn-taken-before-yoga-2026-11-26). So a REST read waits at the door, before Yoga
- * makes its Request, its promises and its route's envelop: with the request scope and node:http's own objects
- * only. The caller is authenticated first (a refused one is answered at once, as before), and its route runs in
- * the turn reserved here; a request that ends without running one (another answer, a client gone) gives the
- * turn back as it ends.
- */
-export interface TurnsAtTheDoor {
-  admits(req: IncomingMessage): boolean;
-  /** As the route would authenticate the caller (the outcome is kept in the request scope); rejects a refused one. */
-  authenticate(headers: NodeRequestHeaders): Promise<void>;
-  operations: OperationsAtOnce;
+  /** Serves what it accepts of the requests; none: Yoga serves everything (the reference the tests compare it with). */
+  runner?: OperationRunner;
 }
 
 const TOO_LARGE = Symbol('too large');
 
 /**
  * TOO_LARGE for a body over `limit` bytes; a chunked body within it is returned, read, and so is one of a
- * declared length when `whole` (the plain GraphQL request needs it).
+ * declared length when `whole` (the operation runner needs it).
  */
 function readBody(req: IncomingMessage, limit: number, whole = false): Promise<Buffer | typeof TOO_LARGE | undefined> {
   const declared = req.headers['content-length'];
   // A declared length is enforced by Node's parser, so the header alone decides; Yoga reads the body itself
-  // (unless the plain GraphQL request path needs it whole).
+  // (unless the operation runner needs it whole).
   if (declared !== undefined && Number(declared) > limit) return Promise.resolve(TOO_LARGE);
   if (declared !== undefined ? !whole : req.headers['transfer-encoding'] === undefined) return Promise.resolve(undefined);
   // Chunked: the size is known only by reading, so it is read here (and handed to Yoga).
@@ -104,8 +89,17 @@ function loggablePath(url: string | undefined): string | undefined {
   return redacted ? `${path}?${query.toString()}` : url;
 }
 
+/** The answer, written with the other answers of this turn: one wake-up of the clients for all of them. */
+function writeAnswer(res: ServerResponse, { status, statusText, headers, body }: Answer): Promise<void> {
+  return writeAtEndOfTurn(() => {
+    res.writeHead(status, statusText, headers);
+    if (body === null) res.end();
+    else res.end(typeof body === 'string' ? bodyBytes(body) : body);
+  });
+}
+
 export function createRequestHandler(options: RequestHandlerOptions): NodeListener {
-  const { yoga, logger, metrics, maxBodyBytes, graphqlEndpoint, inFlight, tracing, plainGraphQL, turnsAtTheDoor } = options;
+  const { yoga, logger, metrics, maxBodyBytes, graphqlEndpoint, inFlight, tracing, runner } = options;
   const logRequest = accessLog(logger);
   return (req, res) => {
     const scope: RequestScope = { requestId: requestIdFrom(req.headers['x-request-id']), clientAddress: req.socket.remoteAddress };
@@ -116,12 +110,10 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
     inFlight.begin();
 
     const span = tracing && requestSpan(tracing, req);
-    let finished = false;
     const finish = () => {
-      if (finished) return;
-      finished = true;
-      // A turn reserved at the door and not used (or not yet granted) goes back.
-      scope.turn?.then((turn) => turn.release(), () => {});
+      if (scope.ended) return;
+      // An operation still waiting for its turn finds it so, and does nothing.
+      scope.ended = true;
       if (span) endRequestSpan(span, req.method ?? 'GET', res.statusCode, scope.route, !res.writableFinished);
       inFlight.end();
       const seconds = (performance.now() - started) / 1000;
@@ -144,43 +136,32 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
       logger.error({ err: error }, 'request failed outside Yoga');
       res.destroy();
     };
-    const enterYoga = () => {
-      const plainMediaType = plainGraphQL?.mayServe(req);
-      readBody(req, maxBodyBytes, plainMediaType !== undefined).then(
-        async (body) => {
-          const isGraphQL = (req.url ?? '').split('?')[0] === graphqlEndpoint;
-          if (body === TOO_LARGE) return tooLarge(res, maxBodyBytes, isGraphQL);
-          if (plainMediaType !== undefined && body && await plainGraphQL!.serve(req, res, body, plainMediaType)) return;
-          // Yoga takes an already read body from `req.body` (@whatwg-node/server).
-          if (body) (req as IncomingMessage & { body?: Buffer }).body = body;
-          return yoga(req, res);
-        },
-        () => res.destroy(),
-      ).catch(failedOutsideYoga);
-    };
-    const waitAtTheDoor = async (door: TurnsAtTheDoor) => {
-      const admitted = await door.authenticate(new NodeRequestHeaders(req.headers)).then(() => true, () => false);
-      // Gone meanwhile: nothing to serve, and no turn to take. (Checked right before the reservation, which
-      // `finish` gives back if the request ends later.)
-      if (finished) return;
-      if (admitted) {
-        scope.turn = door.operations.reserve();
-        // The turn, or the end of the wait: then the route answers 503, as a wait for a connection is answered.
-        await scope.turn.catch(() => {});
-        if (finished) return;
+    const serve = async () => {
+      const method = req.method ?? 'GET';
+      const url = req.url ?? '/';
+      const headers = new NodeRequestHeaders(req.headers);
+      const door = runner?.doorOf(method, url, headers);
+      let body: Buffer | typeof TOO_LARGE | undefined;
+      try {
+        body = await readBody(req, maxBodyBytes, door !== undefined);
+      } catch {
+        res.destroy();
+        return;
       }
-      enterYoga();
-    };
-    const serve = () => runInRequestScope(scope, () => {
-      if (turnsAtTheDoor?.admits(req)) {
-        waitAtTheDoor(turnsAtTheDoor).catch(failedOutsideYoga);
-      } else {
-        enterYoga();
+      if (body === TOO_LARGE) return tooLarge(res, maxBodyBytes, url.split('?')[0] === graphqlEndpoint);
+      if (door) {
+        const answer = await runner!.answer(door, { method, url, headers, body }, scope);
+        if (scope.ended) return;
+        if (answer) return writeAnswer(res, answer);
       }
-    });
+      // Yoga takes an already read body from `req.body` (@whatwg-node/server).
+      if (body) (req as IncomingMessage & { body?: Buffer }).body = body;
+      return yoga(req, res, { scope });
+    };
+    const serveInScope = () => runInRequestScope(scope, () => serve().catch(failedOutsideYoga));
     // Everything the request starts (its GraphQL operation, its SQL statements) is a child of its span.
-    if (span) context.with(trace.setSpan(context.active(), span), serve);
-    else serve();
+    if (span) context.with(trace.setSpan(context.active(), span), serveInScope);
+    else serveInScope();
   };
 }
 

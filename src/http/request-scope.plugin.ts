@@ -1,17 +1,17 @@
 // Yoga's side of the request scope: names the GraphQL route for the metrics and puts the caller's remaining
-// budget on every answer (RateLimit-* headers; a 429 carries its own).
+// budget on every answer (RateLimit-* headers; a 429 carries its own), as the operation runner does on its own
+// answers (runner/answer.ts).
 import type { Plugin } from 'graphql-yoga';
 import { rateLimitHeaders } from '../graphql/errors.ts';
-import { currentRequestScope } from '../observability/request-scope.ts';
+import { scopeOfServerContext } from '../observability/request-scope.ts';
 
 export function useRequestScope(graphqlEndpoint: string): Plugin {
   return {
-    onRequest({ url }) {
-      const scope = currentRequestScope();
-      if (scope && url.pathname === graphqlEndpoint) scope.route = graphqlEndpoint;
+    onRequest({ url, serverContext }) {
+      if (url.pathname === graphqlEndpoint) scopeOfServerContext(serverContext).route = graphqlEndpoint;
     },
-    onResponse({ response }) {
-      const state = currentRequestScope()?.rateLimit;
+    onResponse({ response, serverContext }) {
+      const state = scopeOfServerContext(serverContext).rateLimit;
       if (!state || response.status === 429) return;
       for (const [name, value] of Object.entries(rateLimitHeaders(state))) response.headers.set(name, value);
     },

@@ -1,7 +1,7 @@
 // `/`, the URL people type first: a browser is sent to GraphiQL (to the API docs when GraphiQL is off),
 // any other client is told where the API is.
 import type { Plugin } from 'graphql-yoga';
-import { currentRequestScope } from '../observability/request-scope.ts';
+import { scopeOfServerContext } from '../observability/request-scope.ts';
 
 export interface RootPathOptions {
   graphqlEndpoint: string;
@@ -22,10 +22,9 @@ export function useRootPath({ graphqlEndpoint, graphiql }: RootPathOptions): Plu
   };
 
   return {
-    onRequest({ url, request, endResponse }) {
+    onRequest({ url, request, endResponse, serverContext }) {
       if (url.pathname !== '/') return;
-      const scope = currentRequestScope();
-      if (scope) scope.route = '/';
+      scopeOfServerContext(serverContext).route = '/';
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         return endResponse(json(405, { detail: 'Method Not Allowed' }, { allow: 'GET, HEAD' }));
       }

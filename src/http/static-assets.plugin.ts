@@ -1,7 +1,7 @@
 // Answers /assets/: the scripts, stylesheets and icons of GraphiQL and /docs (static-assets.ts), without
 // authentication, cached by browsers for a year: their URLs change with their content.
 import type { Plugin } from 'graphql-yoga';
-import { currentRequestScope } from '../observability/request-scope.ts';
+import { scopeOfServerContext } from '../observability/request-scope.ts';
 import { ASSETS_PATH, type AssetLoader, type StaticAsset } from './static-assets.ts';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -18,10 +18,9 @@ export function useStaticAssets(loaders: AssetLoader[]): Plugin {
   }
 
   return {
-    async onRequest({ url, request, endResponse }) {
+    async onRequest({ url, request, endResponse, serverContext }) {
       if (!url.pathname.startsWith(ASSETS_PATH)) return;
-      const scope = currentRequestScope();
-      if (scope) scope.route = ASSETS_PATH;
+      scopeOfServerContext(serverContext).route = ASSETS_PATH;
       const asset = request.method === 'GET' || request.method === 'HEAD' ? await find(url.pathname) : undefined;
       if (!asset) return endResponse(notFound());
       const headers = { 'content-type': asset.contentType, 'content-length': String(asset.body.length), 'cache-control': IMMUTABLE, 'x-content-type-options': 'nosniff' };

@@ -25,7 +25,7 @@ export const GRAPHQL_LIMITS = {
 export interface GraphQLLimitOptions {
   /** Off in production: `__schema`/`__type` are refused and field suggestions removed from messages. */
   introspection: boolean;
-  /** The cost limit (`queryCostLimit(GRAPHQL_LIMITS.maxCost)`), which prepared operations ask as well. */
+  /** The cost limit (`queryCostLimit(GRAPHQL_LIMITS.maxCost)`), which the operation runner asks as well. */
   queryCost: QueryCostLimit;
 }
 

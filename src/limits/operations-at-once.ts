@@ -5,17 +5,13 @@
 // at 8, 10.0 with this (docs/performance.md#operations-at-once). With as many operations at once as the pool
 // has connections, a page that has started finishes first.
 //
-// The hot paths (a REST route, a prepared GraphQL operation) take their turn before they make anything of
-// their own: the GraphQL context, its loaders, the envelop. What a request makes before a long wait is
-// promoted to V8's old generation while it waits, and the page it then loads hangs off those old objects: a
-// scavenge cannot free it, so it is copied, promoted and left to mark-compact (docs/performance.md#turns-at-the-door).
-// Inside a turn, the execution's own turn (the plugin below) is the one already held. A REST read waits for its
-// turn at the HTTP door, before Yoga makes anything for it (http/request-handler.ts): the turn is reserved there
-// and the route runs in it (`run(operation, reserved)`); the request's end releases it if the route never ran.
+// The operation runner takes an operation's turn before it makes anything of its own (the GraphQL context, its
+// loaders): what a request makes before a long wait is promoted to V8's old generation while it waits, and the
+// page it then loads hangs off those old objects, so a scavenge cannot free it
+// (docs/performance.md#turns-at-the-door). The plugin below is Yoga's side of it, for what the runner declines.
 //
 // A wait has the same bound as a wait for a free connection in the pool (DB_CONNECT_TIMEOUT_MS): past it the
 // operation is answered as the pool's timeout is, 503 with Retry-After.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
@@ -24,25 +20,6 @@ export class OperationWaitTimeoutError extends Error {
   override name = 'OperationWaitTimeoutError';
   constructor(waitMs: number) {
     super(`No turn to execute within ${waitMs} ms: as many operations as the pool has connections are running`);
-  }
-}
-
-/** A turn taken for work that runs later; released once, by that work or by whoever gives up on it. */
-export class ReservedTurn {
-  #release: (() => void) | undefined;
-
-  constructor(release: () => void) {
-    this.#release = release;
-  }
-
-  get released(): boolean {
-    return this.#release === undefined;
-  }
-
-  release(): void {
-    const release = this.#release;
-    this.#release = undefined;
-    release?.();
   }
 }
 
@@ -64,48 +41,22 @@ export class OperationsAtOnce {
    * was 1% of a light page's CPU at 64 connections, where most requests wait.
    */
   #timer: NodeJS.Timeout | undefined;
-  /** Set inside a turn: what runs there (its execution) runs in that turn, without waiting for another. */
-  readonly #holding = new AsyncLocalStorage<true>();
-
   constructor(limit: number, waitMs: number) {
     if (!(limit >= 1)) throw new Error(`operations at once must be at least 1, not ${limit}`);
     this.#limit = limit;
     this.#waitMs = waitMs;
   }
 
-  /**
-   * Runs `operation` in its turn, or at once within the turn it is already in; rejects with
-   * OperationWaitTimeoutError if the turn does not come in time.
-   */
-  async run<T>(operation: () => T | Promise<T>, reserved?: Promise<ReservedTurn>): Promise<T> {
-    if (this.#holding.getStore()) return operation();
-    // In the turn reserved for it (rejecting as the reservation did, if its wait timed out), unless that has
-    // been given back already: then in a turn of its own.
-    let turn = reserved ? await reserved : undefined;
-    if (turn === undefined || turn.released) {
-      const taken = this.#take();
-      turn = taken instanceof Promise ? await taken : taken;
-    }
+  /** Runs `operation` in its turn; rejects with OperationWaitTimeoutError if the turn does not come in time. */
+  async run<T>(operation: () => T | Promise<T>): Promise<T> {
+    // A free turn is taken without an await (the hot path); otherwise the finishing operation's place passes on.
+    if (this.#running < this.#limit) this.#running++;
+    else await this.#turn();
     try {
-      return await this.#holding.run(true, operation);
+      return await operation();
     } finally {
-      turn.release();
+      this.#finished();
     }
-  }
-
-  /** A turn for work that will run later (`run(operation, reserved)`); rejects with OperationWaitTimeoutError as run does. */
-  async reserve(): Promise<ReservedTurn> {
-    return this.#take();
-  }
-
-  /** A free turn at once, or the promise of the next one (without an await where one is free: the hot path). */
-  #take(): ReservedTurn | Promise<ReservedTurn> {
-    const held = () => new ReservedTurn(() => this.#finished());
-    if (this.#running < this.#limit) {
-      this.#running++;
-      return held();
-    }
-    return this.#turn().then(held);
   }
 
   #turn(): Promise<void> {
@@ -148,9 +99,9 @@ export class OperationsAtOnce {
 }
 
 /**
- * Every query and mutation executes in its turn; subscriptions are not held to it (a stream lasts as long as
- * its client). Placed after the plugins that wrap execution, so that the turn covers what they add (a
- * replica's failed read run again on the primary).
+ * Yoga's side: every query and mutation it executes does so in its turn; subscriptions are not held to it (a
+ * stream lasts as long as its client). Placed after the plugins that wrap execution, so that the turn covers
+ * what they add (a replica's failed read run again on the primary).
  */
 export function useOperationsAtOnce(operations: OperationsAtOnce): Plugin {
   return {
@@ -162,8 +113,8 @@ export function useOperationsAtOnce(operations: OperationsAtOnce): Plugin {
 
 /**
  * An execution in its turn; one whose turn does not come in time ends with an error, as a resolver's would:
- * masked as the database being unavailable (graphql/mask-error.ts). The plugin above runs every query so; a
- * prepared operation (graphql/prepared-operations.ts) too.
+ * masked as the database being unavailable (graphql/mask-error.ts). The plugin above and the operation runner
+ * both run executions so.
  */
 export function executeInTurn<Result>(operations: OperationsAtOnce, execute: () => Result | Promise<Result>): Promise<Result | ExecutionResult> {
   return operations.run(execute).catch((error: unknown): ExecutionResult => {

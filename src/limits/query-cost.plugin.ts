@@ -48,7 +48,7 @@ type CostedArgs = { schema: GraphQLSchema; document: DocumentNode; variableValue
 
 /**
  * The cost limit, with the costs it has computed. The plugin below applies it to every execution; a prepared
- * operation (graphql/prepared-operations.ts) asks it too.
+ * operation the runner runs (runner/run-operation.ts) is asked too.
  */
 export interface QueryCostLimit {
   /** The refusal of an operation over the limit (or with variables that do not fit it), or undefined. */

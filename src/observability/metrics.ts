@@ -36,7 +36,7 @@ export class Metrics {
   });
   readonly preparedOperations = new HotPathCounter({
     name: 'graphql_prepared_operations_total',
-    help: 'GraphQL operations run prepared: a document validated before, run without the envelop (docs/performance.md#prepared-operations).',
+    help: 'GraphQL operations the operation runner ran (either door), without Yoga\'s envelop (docs/architecture.md#the-path-of-a-request).',
     registers: [this.registry],
   });
   readonly rateLimited = new Counter({

@@ -3,7 +3,7 @@
 // rate-limit budget) for the access log, the metrics and the response headers.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import type { ReservedTurn } from '../limits/operations-at-once.ts';
+import type { Principal } from '../modules/tenancy/authenticate.ts';
 
 export interface RateLimitState {
   limit: number;
@@ -24,19 +24,29 @@ export interface RequestScope {
   tenantId?: string;
   rateLimit?: RateLimitState;
   /**
-   * The caller's authentication, once per HTTP request whichever path serves it (graphql/context.ts): a request
-   * the plain GraphQL path hands back to Yoga does not spend its budget, or count a wrong key, twice.
+   * The caller, once per HTTP request whichever step asks first (graphql/caller.ts): a request the runner
+   * declines to Yoga does not spend its budget, or count a wrong key, twice. A refusal is a rejected promise.
    */
-  authentication?: Promise<unknown>;
-  /** The turn a REST read reserved at the HTTP door, for its route to run in (limits/operations-at-once.ts). */
-  turn?: Promise<ReservedTurn>;
+  caller?: Principal | Promise<Principal>;
+  /** Set by the HTTP adapter once the request has ended (answered, or its client gone). */
+  ended?: boolean;
 }
 
 const storage = new AsyncLocalStorage<RequestScope>();
 
 export const runInRequestScope = <T>(scope: RequestScope, work: () => T): T => storage.run(scope, work);
 
+/** For log lines only (the logger's request id): every step is handed the scope it works for. */
 export const currentRequestScope = (): RequestScope | undefined => storage.getStore();
+
+/**
+ * The scope of a request Yoga serves: the HTTP adapter hands it to Yoga in the server context; a request that
+ * reached Yoga some other way gets one of its own.
+ */
+export function scopeOfServerContext(context: object): RequestScope {
+  const holder = context as { scope?: RequestScope };
+  return (holder.scope ??= { requestId: randomUUID() });
+}
 
 // A caller's id is kept only if it is short and printable: it ends up in logs and response headers.
 const ACCEPTED_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;

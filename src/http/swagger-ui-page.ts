@@ -3,8 +3,8 @@
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { jsonDataBlock } from '../http/html.ts';
-import { hashedAsset, once, withoutSourceMapComment, type StaticAsset } from '../http/static-assets.ts';
+import { jsonDataBlock } from './html.ts';
+import { hashedAsset, once, withoutSourceMapComment, type StaticAsset } from './static-assets.ts';
 
 const JAVASCRIPT = 'text/javascript; charset=utf-8';
 

@@ -3,8 +3,8 @@
 // rather than inlined into a 9 MB page on every visit. The markup follows the renderer's own page.
 import fs from 'node:fs/promises';
 import type { GraphiQLOptions } from 'graphql-yoga';
-import { escapeHtml, jsonDataBlock } from '../http/html.ts';
-import { hashedAsset, once, type StaticAsset } from '../http/static-assets.ts';
+import { escapeHtml, jsonDataBlock } from './html.ts';
+import { hashedAsset, once, type StaticAsset } from './static-assets.ts';
 
 const JAVASCRIPT = 'text/javascript; charset=utf-8';
 

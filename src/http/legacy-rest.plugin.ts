@@ -1,0 +1,76 @@
+// Yoga's side of the REST door: /openapi.json, /docs, the FastAPI 404 of any path nobody else answers, and the
+// legacy routes of what reaches Yoga (a CORS preflight without CORS configured: 405). With the operation runner
+// off (AppOptions.runner), it serves every route by running its fixed operation through Yoga's own envelop
+// (its context factory and execute, with every plugin): the reference test/rest-runner.test.ts compares the
+// runner's answers with. Routing and the legacy answers are the functions the runner calls (rest/rest-router.ts).
+import { Response } from '@whatwg-node/fetch';
+import type { DocumentNode, ExecutionResult } from 'graphql';
+import type { Plugin, YogaServerInstance } from 'graphql-yoga';
+import type { GraphQLContext } from '../graphql/context.ts';
+import { scopeOfServerContext } from '../observability/request-scope.ts';
+import type { LegacyAnswer } from '../rest/legacy-responses.ts';
+import { openApiDocument } from '../rest/openapi.ts';
+import type { RestRoute } from '../rest/rest-route.ts';
+import { isRead, readOnly, restAnswer, type RestRouter, type RouteOperation } from '../rest/rest-router.ts';
+import { swaggerUiPage } from './swagger-ui-page.ts';
+import { legacyJsonAnswer } from '../runner/answer.ts';
+import { prepareRoute } from '../runner/rest-requests.ts';
+import { bodyBytes } from './body-bytes.ts';
+
+export interface LegacyRestOptions {
+  routes: readonly RestRoute[];
+  router: RestRouter;
+  graphqlEndpoint: string;
+}
+
+function responseOf(legacy: LegacyAnswer): Response {
+  const { status, statusText, headers, body } = legacyJsonAnswer(legacy);
+  return new Response(body === null ? null : bodyBytes(body as string), { status, statusText, headers });
+}
+
+export function useLegacyRest({ routes, router, graphqlEndpoint }: LegacyRestOptions): Plugin<Record<string, unknown>, Record<string, unknown>, GraphQLContext> {
+  let yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
+  let openApi: string | undefined;
+  const documents = new Map<RestRoute, DocumentNode>();
+  const logFailure = (message: string, detail: unknown) => yoga.logger.error(message, detail);
+
+  /** A route's operation run by the envelop: its context factory authenticates (or refuses) the caller. */
+  const throughEnvelop = (request: Request, serverContext: object): RouteOperation<unknown> => {
+    let enveloped: ReturnType<typeof yoga.getEnveloped>;
+    return {
+      caller: (route) => {
+        enveloped = yoga.getEnveloped({ ...serverContext, request, params: { query: route.document } });
+        return enveloped.contextFactory();
+      },
+      execute: async (route, contextValue, variableValues) => {
+        let document = documents.get(route);
+        if (!document) documents.set(route, (document = prepareRoute(enveloped.schema, route).document));
+        return (await enveloped.execute({ schema: enveloped.schema, document, contextValue, variableValues })) as ExecutionResult;
+      },
+    };
+  };
+
+  async function handle(request: Request, url: URL, serverContext: object): Promise<Response> {
+    const scope = scopeOfServerContext(serverContext);
+    if (url.pathname === '/openapi.json' || url.pathname === '/docs') {
+      scope.route = url.pathname;
+      if (!isRead(request.method)) return responseOf(readOnly());
+      if (url.pathname === '/docs') return new Response(await swaggerUiPage('/openapi.json'), { headers: { 'content-type': 'text/html; charset=utf-8' } });
+      openApi ??= JSON.stringify(openApiDocument(routes));
+      return new Response(openApi, { headers: { 'content-type': 'application/json' } });
+    }
+    return responseOf(await restAnswer(router, request.method, url, scope, throughEnvelop(request, serverContext), logFailure));
+  }
+
+  return {
+    onYogaInit({ yoga: instance }) {
+      yoga = instance as unknown as YogaServerInstance<Record<string, unknown>, GraphQLContext>;
+    },
+    async onRequest({ request, url, endResponse, serverContext }) {
+      if (url.pathname === graphqlEndpoint) return;
+      const response = await handle(request, url, serverContext);
+      // HEAD answers like GET, without a body.
+      endResponse(request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response);
+    },
+  };
+}

@@ -1,0 +1,75 @@
+// The serialize step: what the operation runner answers, as status, headers and a whole body, for either door;
+// and the headers every answer gets on its way out (CORS, the caller's budget, compression), as Yoga's plugins
+// give them to its own answers.
+import { STATUS_CODES } from 'node:http';
+import { processRegularResult, type YogaServerInstance } from 'graphql-yoga';
+import { getCORSHeadersByRequestAndOptions, type CORSOptions } from '@whatwg-node/server';
+import type { ExecutionResult } from 'graphql';
+import { rateLimitHeaders } from '../graphql/errors.ts';
+import type { RequestScope } from '../observability/request-scope.ts';
+import type { LegacyAnswer } from '../rest/legacy-responses.ts';
+import type { ResponseCompression } from './response-compression.ts';
+import type { RequestDigest } from './request-digest.ts';
+
+export interface Answer {
+  status: number;
+  statusText: string | undefined;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  /** The whole body (compressed: bytes); null for none (a redirect, a HEAD). */
+  body: string | Buffer | null;
+}
+
+type FetchAPI = YogaServerInstance<object, object>['fetchAPI'];
+
+/** Copies header values under lower-case names, as node:http's writeHead takes them here. */
+function setHeaders(into: Record<string, string>, from: Iterable<[string, string]>): void {
+  for (const [name, value] of from) into[name.toLowerCase()] = value;
+}
+
+/**
+ * The answer Yoga's processRegularResult makes of a single result. One without errors and without HTTP
+ * extensions is always 200, the media type and the result stringified (by the compiled operation's own
+ * stringify where it has one), so it is made directly; any other goes through processRegularResult, which
+ * takes its status and headers from the errors (401, 429, 400 for graphql-response+json...).
+ */
+export async function graphqlAnswer(result: ExecutionResult & { stringify?: (result: ExecutionResult) => string }, mediaType: string, fetchAPI: FetchAPI): Promise<Answer> {
+  if (!result.errors?.length && !result.extensions?.http) {
+    return { status: 200, statusText: undefined, headers: { 'content-type': `${mediaType}; charset=utf-8` }, body: (result.stringify ?? JSON.stringify)(result) };
+  }
+  const response = processRegularResult(result, fetchAPI, mediaType);
+  const headers: Record<string, string> = {};
+  setHeaders(headers, response.headers);
+  return { status: response.status, statusText: response.statusText, headers, body: await response.text() };
+}
+
+/** A legacy answer as uvicorn sends it: JSON, with the reason phrase (`422 Unprocessable Entity`). */
+export function legacyJsonAnswer({ status, body, headers }: LegacyAnswer): Answer {
+  if (body === null) return { status, statusText: STATUS_CODES[status], headers: { ...headers }, body: null };
+  return { status, statusText: STATUS_CODES[status], headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
+
+export interface AnswerHeaders {
+  /** Yoga's CORS options (false: none configured). */
+  cors: CORSOptions;
+  compression: ResponseCompression | undefined;
+}
+
+/**
+ * The answer as sent: with the CORS headers of a request with an Origin (as Yoga's CORS support adds them), the
+ * caller's remaining budget (but on a 429, which carries its own), compressed for a client that asks, without
+ * a body for a HEAD.
+ */
+export function finishedAnswer(answer: Answer, request: RequestDigest, scope: RequestScope, { cors, compression }: AnswerHeaders): Answer {
+  const { headers } = answer;
+  setHeaders(headers, Object.entries(getCORSHeadersByRequestAndOptions(request as unknown as Request, cors) ?? {}));
+  if (scope.rateLimit && answer.status !== 429) setHeaders(headers, Object.entries(rateLimitHeaders(scope.rateLimit)));
+  const acceptEncoding = request.headers.get('accept-encoding');
+  let { body } = answer;
+  if (compression && acceptEncoding !== null && body !== null) {
+    body = compression.apply(acceptEncoding, headers, body, request.method === 'HEAD') ?? body;
+  }
+  // A HEAD's answer says the length its GET's body has.
+  if (body !== null) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  return { ...answer, body: request.method === 'HEAD' ? null : body };
+}

@@ -1,0 +1,71 @@
+// The REST door of the operation runner: the original's /v1 and /v2 paths. Each route is a fixed GraphQL
+// operation, parsed, validated against the schema and compiled when the service starts (a route whose document
+// no longer matches the schema stops the start). Right after its route matches, a request takes the steps
+// every operation takes (run-operation.ts), then the route maps the result to the legacy JSON. No route
+// touches the database itself.
+import { parse, validate, type GraphQLSchema } from 'graphql';
+import { callerOf } from '../graphql/caller.ts';
+import { runnableOperation, type RunnableOperation } from '../graphql/operation-documents.ts';
+import type { RequestScope } from '../observability/request-scope.ts';
+import type { RestRoute } from '../rest/rest-route.ts';
+import { restAnswer, type FailureLog, type RestRouter, type RouteOperation } from '../rest/rest-router.ts';
+import type { Principal } from '../modules/tenancy/authenticate.ts';
+import { legacyJsonAnswer, type Answer } from './answer.ts';
+import type { RequestDigest } from './request-digest.ts';
+import { runOperation, type OperationSteps } from './run-operation.ts';
+
+/**
+ * A route's operation, ready to run. The limits on documents clients write (graphql-limits.ts) are not for our
+ * own fixed documents: the legacy record alone takes about a hundred aliases.
+ */
+export function prepareRoute(schema: GraphQLSchema, route: RestRoute): RunnableOperation {
+  const document = parse(route.document);
+  const invalid = validate(schema, document);
+  if (invalid.length > 0) throw new AggregateError(invalid, `REST operation of ${route.path} does not match the schema`);
+  return runnableOperation(document, undefined);
+}
+
+/** The URL a Fetch API Request of Yoga's node adapter would have (a redirect's Location is made from it). */
+function fullUrl(request: RequestDigest): URL {
+  try {
+    return new URL(request.url, `http://${request.headers.get('host') ?? 'localhost'}`);
+  } catch {
+    return new URL(request.url, 'http://localhost');
+  }
+}
+
+export interface RestRequestsOptions {
+  steps: OperationSteps;
+  router: RestRouter;
+  routes: readonly RestRoute[];
+  logFailure: FailureLog;
+}
+
+export class RestRequests {
+  readonly #options: RestRequestsOptions;
+  readonly #operations = new Map<RestRoute, RunnableOperation>();
+
+  constructor(options: RestRequestsOptions) {
+    this.#options = options;
+    const { steps } = options;
+    for (const route of options.routes) {
+      const operation = prepareRoute(steps.schema, route);
+      steps.compiled.of({ schema: steps.schema, document: operation.document, operationName: undefined });
+      this.#operations.set(route, operation);
+    }
+  }
+
+  /** Whether the request is the REST door's (its path's first segment is a route's). */
+  owns(url: string): boolean {
+    return this.#options.router.owns(url.split('?')[0]!);
+  }
+
+  async answer(request: RequestDigest, scope: RequestScope): Promise<Answer> {
+    const { steps, router, logFailure } = this.#options;
+    const operation: RouteOperation<Principal> = {
+      caller: () => callerOf(scope, request.headers, steps.services),
+      execute: (route, principal, variables) => runOperation(steps, scope, principal, this.#operations.get(route)!, variables),
+    };
+    return legacyJsonAnswer(await restAnswer(router, request.method, fullUrl(request), scope, operation, logFailure));
+  }
+}

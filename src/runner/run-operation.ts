@@ -1,0 +1,77 @@
+// The steps every operation takes once its caller is known and its document found, whichever door it came by
+// (a GraphQL request, a trusted document, a REST route), in this order: the operation's metrics begin (and
+// name it for the access log), its cost is judged (it depends on the variables), it waits for its turn among
+// the operations at once, its context is made in that turn, it executes (compiled by graphql-jit, or on
+// graphql-js for what graphql-jit cannot run) in its span when tracing is on and again on the primary when a
+// replica failed it, its metrics end with its result, and unexpected errors are masked. Yoga's plugins call
+// the same functions, in the same order, for what the runner declines (app.ts).
+import { execute, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+import type { Tracer } from '@opentelemetry/api';
+import type { CompiledOperations } from '../graphql/compiled-operations.plugin.ts';
+import { createGraphQLContext, type AppServices } from '../graphql/context.ts';
+import type { RunnableOperation } from '../graphql/operation-documents.ts';
+import { withReplicaFallback } from '../graphql/replica-fallback.plugin.ts';
+import { executeInTurn, type OperationsAtOnce } from '../limits/operations-at-once.ts';
+import type { QueryCostLimit } from '../limits/query-cost.plugin.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { beginOperationMetrics } from '../observability/operation-metrics.plugin.ts';
+import { inOperationSpan } from '../observability/operation-span.ts';
+import type { RequestScope } from '../observability/request-scope.ts';
+import type { Principal } from '../modules/tenancy/authenticate.ts';
+
+export interface OperationSteps {
+  schema: GraphQLSchema;
+  services: AppServices;
+  compiled: CompiledOperations;
+  metrics: Metrics;
+  queryCost: QueryCostLimit;
+  operationsAtOnce: OperationsAtOnce;
+  /** Yoga's masking of an unexpected error (app.ts's maskedErrors), telling the log of the original. */
+  maskError: (error: unknown) => Error;
+  /** When tracing is on: each operation's span. */
+  tracer?: Tracer;
+}
+
+/** What a request whose client has gone while it waited for its turn gets: nobody reads it. */
+const GONE: ExecutionResult = { errors: [] };
+
+/** Runs `operation` for `principal` through every step after the document's; its result, errors masked. */
+export async function runOperation(steps: OperationSteps, scope: RequestScope, principal: Principal, operation: RunnableOperation, variables: Record<string, unknown> | undefined): Promise<ExecutionResult> {
+  const { schema, metrics, queryCost, maskError, tracer } = steps;
+  const { document, operationName } = operation;
+  const done = beginOperationMetrics(metrics, scope, operation.operation);
+  metrics.preparedOperations.inc();
+  const refusal = queryCost.refusalOf({ schema, document, variableValues: variables, operationName });
+  if (refusal) {
+    // Refused before execution: the metrics count the refusal, which is not masked.
+    done(refusal);
+    return refusal;
+  }
+  const inTurn = () => executeInTurn(steps.operationsAtOnce, () => (scope.ended ? GONE : executeWithContext(steps, principal, operation, variables)));
+  let result: ExecutionResult;
+  try {
+    result = await (tracer ? inOperationSpan(tracer, document, operation.operation, inTurn) : inTurn());
+  } catch (error) {
+    // Thrown out of execution (not a resolver's error, which is in the result): answered masked, and no
+    // metrics end for it, as Yoga does.
+    return { errors: [maskError(error) as GraphQLError] };
+  }
+  if (result === GONE) return GONE;
+  done(result);
+  return result.errors == null ? result : { ...result, errors: result.errors.map((error) => maskError(error) as GraphQLError) };
+}
+
+/** The context, made in the turn, and the execution (again on the primary if a replica failed it). */
+function executeWithContext(steps: OperationSteps, principal: Principal, operation: RunnableOperation, variables: Record<string, unknown> | undefined): ExecutionResult | Promise<ExecutionResult> {
+  const context = createGraphQLContext(principal, steps.services);
+  const run = () => executeCompiled(steps, operation, context, variables);
+  const { replicas } = steps.services;
+  return replicas ? withReplicaFallback(replicas, context, run) : run();
+}
+
+function executeCompiled(steps: OperationSteps, { document, operationName }: RunnableOperation, contextValue: object, variableValues: Record<string, unknown> | undefined): ExecutionResult | Promise<ExecutionResult> {
+  const { schema, compiled } = steps;
+  // graphql-jit 0.8 rejects an omitted `$x: Int! = 0`, which graphql-js accepts (graphql/variable-defaults.ts).
+  if (compiled.runsInterpreted(document)) return execute({ schema, document, contextValue, variableValues, operationName }) as ExecutionResult | Promise<ExecutionResult>;
+  return compiled.of({ schema, document, operationName }).query(undefined, contextValue, variableValues) as ExecutionResult | Promise<ExecutionResult>;
+}
