@@ -7,22 +7,22 @@
 // tenants' ids), and shapes this path leaves to Yoga; then the same corpus from pages on allowed and other
 // origins where CORS is configured, and with trusted documents on. Budgets too: a request is one request of
 // its key's budget, and one wrong key is one failure, whichever path serves it.
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUTH_FAILURES_PER_MINUTE, RateLimiter } from '../src/limits/rate-limiter.ts';
+import { AUTH_FAILURES_PER_MINUTE } from '../src/limits/rate-limiter.ts';
 import type { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
 import type { AppOptions } from '../src/app.ts';
 import { documentIdOf } from '../src/graphql/trusted-documents.ts';
 import { listDeploymentsRoute } from '../src/rest/deployments.route.ts';
-import { startApp, type RunningApp } from './support/app-server.ts';
+import type { RunningApp } from './support/app-server.ts';
 import { ACME, ACME_DEPLOYMENT, GLOBEX, GLOBEX_DEPLOYMENT, importFixture, issueKey, newCipher } from './support/fixtures.ts';
 import { rawRequest, type RawResponse } from './support/raw-http.ts';
+import { expectSameAnswer, expectSameCounts, runnerRuns, servicePairs } from './support/runner-and-yoga.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 let db: TestDatabase;
 let cipher: SecretCipher;
-const running: Array<{ app: RunningApp; limiter: RateLimiter }> = [];
+const services = servicePairs(() => cipher);
 let keys: { acme: string; acmeSecrets: string; both: string };
 
 beforeAll(async () => {
@@ -36,22 +36,14 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
-  for (const { app, limiter } of running) {
-    await app.close();
-    await limiter.close();
-  }
+  await services.close();
   await db?.drop();
 });
 
-/** The service with the plain path (the default), and the same service with Yoga serving every request. */
+/** The service with the runner (the default), and the same service with Yoga serving every request. */
 async function pair(perMinute = 1_000_000, options: AppOptions = {}, database = db): Promise<{ plain: RunningApp; yoga: RunningApp }> {
-  const start = async (plainGraphQLRequests: boolean) => {
-    const limiter = new RateLimiter({ perMinute, keyPrefix: `test-${randomUUID()}` });
-    const app = await startApp(database.orm, cipher, undefined, { rateLimiter: limiter, options: { ...options, runner: plainGraphQLRequests } });
-    running.push({ app, limiter });
-    return app;
-  };
-  return { plain: await start(true), yoga: await start(false) };
+  const { runner, yoga } = await services.pair(database.orm, perMinute, options);
+  return { plain: runner, yoga };
 }
 
 interface Case {
@@ -63,37 +55,7 @@ interface Case {
 const post = (base: string, { body, headers = {} }: Case) =>
   rawRequest(`${base}/graphql`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
 
-/**
- * What a client sees, without what differs between any two answers: the time, the request id, and the seconds
- * until the rate-limit window resets, which tick between two requests sent a moment apart (compared below).
- */
-const seen = ({ status, headers: { date: _date, 'x-request-id': _id, 'ratelimit-reset': _reset, ...headers }, body }: RawResponse) =>
-  ({ status, headers, body: body.toString('base64') });
-
-/**
- * What the two services counted: the same requests, errors, refusals and timed operations (by name and type),
- * whichever path served them.
- */
-async function expectSameCounts(plain: RunningApp, yoga: RunningApp) {
-  for (const counter of ['httpRequests', 'graphqlErrors', 'rateLimited', 'graphqlOperations'] as const) {
-    const counts = async ({ app }: RunningApp) => (await app.metrics[counter].get()).values
-      // Of a histogram, how many it observed: the durations differ from one service to the other.
-      .filter((value) => !/_(bucket|sum)$/.test((value as { metricName?: string }).metricName ?? ''))
-      .map(({ labels, value }) => `${JSON.stringify(labels)} ${value}`).toSorted();
-    expect(await counts(plain), counter).toEqual(await counts(yoga));
-  }
-}
-
-/** Operations a service's operation runner ran (src/runner/run-operation.ts). */
-const preparedRuns = async ({ app }: RunningApp) => (await app.metrics.preparedOperations.get()).values[0]?.value ?? 0;
-
-/** The same answer from both services; the reset seconds (present on both, or on neither) at most one apart. */
-function expectSameAnswer(fromPlain: RawResponse, fromYoga: RawResponse, label?: string) {
-  expect(seen(fromPlain), label).toEqual(seen(fromYoga));
-  const [plainReset, yogaReset] = [fromPlain, fromYoga].map((answer) => answer.headers['ratelimit-reset']);
-  expect(plainReset === undefined, `${label}: ratelimit-reset on one answer only`).toBe(yogaReset === undefined);
-  if (plainReset !== undefined) expect(Math.abs(Number(plainReset) - Number(yogaReset)), `${label}: ratelimit-reset`).toBeLessThanOrEqual(1);
-}
+const preparedRuns = runnerRuns;
 
 const json = (query: string, extra: Record<string, unknown> = {}) => JSON.stringify({ query, ...extra });
 const LIGHT = '{ deployments(limit: 20) { resources { uuid name status } } }';
@@ -244,11 +206,12 @@ describe('the plain GraphQL request', () => {
   it('masks an unexpected error as Yoga does, the first time and again', async () => {
     // A database whose deployments lost a column: reading a page fails with PostgreSQL's error, not a GraphQL one.
     const broken = await createTestDatabase();
+    const brokenServices = servicePairs(() => cipher);
     try {
       await importFixture(broken.orm.em.fork(), cipher);
       const acme = { 'x-api-key': await issueKey(broken.orm.em, [ACME]) };
       await broken.query('alter table deployment rename column name to name_before');
-      const { plain, yoga } = await pair(1_000_000, {}, broken);
+      const { runner: plain, yoga } = await brokenServices.pair(broken.orm);
       const light = { name: 'light page', body: json(LIGHT), headers: acme };
       for (const round of ['first', 'again']) {
         const [fromPlain, fromYoga] = [await post(plain.url, light), await post(yoga.url, light)];
@@ -258,10 +221,7 @@ describe('the plain GraphQL request', () => {
       expect(await preparedRuns(plain)).toBe(2);
       await expectSameCounts(plain, yoga);
     } finally {
-      for (const { app, limiter } of running.splice(-2)) {
-        await app.close();
-        await limiter.close();
-      }
+      await brokenServices.close();
       await broken.drop();
     }
   });

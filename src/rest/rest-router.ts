@@ -49,7 +49,7 @@ export class RestRouter {
 
   /** Whether a path is the REST door's (its first segment is a route's): an unknown one there is the door's 404. */
   owns(pathname: string): boolean {
-    return this.#segments.has(pathname.split('/')[1] ?? '');
+    return this.#segments.has(decodePath(pathname).split('/')[1] ?? '');
   }
 
   /** The route `pathname` names and its parameters, or the answer Starlette gives instead (404, 307, 405). */

@@ -1,0 +1,70 @@
+// Differential tests of the operation runner (src/runner): the same service started twice, once with the runner
+// (the default) and once with Yoga serving every request (AppOptions.runner false, the reference), and what a
+// client sees and the services count compared between the two.
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import type { AppOptions } from '../../src/app.ts';
+import type { AppOrm } from '../../src/db/orm-config.ts';
+import { RateLimiter } from '../../src/limits/rate-limiter.ts';
+import type { SecretCipher } from '../../src/modules/secrets/secret-cipher.ts';
+import { startApp, type RunningApp } from './app-server.ts';
+import type { RawResponse } from './raw-http.ts';
+
+export interface ServicePairs {
+  /** The service with the runner, and the same service with Yoga serving everything, each with its own budgets. */
+  pair(orm: AppOrm, perMinute?: number, options?: AppOptions): Promise<{ runner: RunningApp; yoga: RunningApp }>;
+  /** Stops every service started (afterAll). */
+  close(): Promise<void>;
+}
+
+export function servicePairs(cipher: () => SecretCipher): ServicePairs {
+  const running: Array<{ app: RunningApp; limiter: RateLimiter }> = [];
+  const start = async (orm: AppOrm, runner: boolean, perMinute: number, options: AppOptions) => {
+    const limiter = new RateLimiter({ perMinute, keyPrefix: `test-${randomUUID()}` });
+    const app = await startApp(orm, cipher(), undefined, { rateLimiter: limiter, options: { ...options, runner } });
+    running.push({ app, limiter });
+    return app;
+  };
+  return {
+    pair: async (orm, perMinute = 1_000_000, options = {}) =>
+      ({ runner: await start(orm, true, perMinute, options), yoga: await start(orm, false, perMinute, options) }),
+    close: async () => {
+      for (const { app, limiter } of running.splice(0)) {
+        await app.close();
+        await limiter.close();
+      }
+    },
+  };
+}
+
+/**
+ * What a client sees, without what differs between any two answers: the time, the request id, and the seconds
+ * until the rate-limit window resets, which tick between two requests sent a moment apart (compared below).
+ */
+export const seen = ({ status, headers: { date: _date, 'x-request-id': _id, 'ratelimit-reset': _reset, ...headers }, body }: RawResponse) =>
+  ({ status, headers, body: body.toString('base64') });
+
+/** The same answer from both services; the reset seconds (present on both, or on neither) at most one apart. */
+export function expectSameAnswer(fromRunner: RawResponse, fromYoga: RawResponse, label?: string) {
+  expect(seen(fromRunner), label).toEqual(seen(fromYoga));
+  const [runnerReset, yogaReset] = [fromRunner, fromYoga].map((answer) => answer.headers['ratelimit-reset']);
+  expect(runnerReset === undefined, `${label}: ratelimit-reset on one answer only`).toBe(yogaReset === undefined);
+  if (runnerReset !== undefined) expect(Math.abs(Number(runnerReset) - Number(yogaReset)), `${label}: ratelimit-reset`).toBeLessThanOrEqual(1);
+}
+
+/**
+ * What the two services counted: the same requests, errors, refusals and timed operations (by name and type),
+ * whichever served them.
+ */
+export async function expectSameCounts(runner: RunningApp, yoga: RunningApp) {
+  for (const counter of ['httpRequests', 'graphqlErrors', 'rateLimited', 'graphqlOperations'] as const) {
+    const counts = async ({ app }: RunningApp) => (await app.metrics[counter].get()).values
+      // Of a histogram, how many it observed: the durations differ from one service to the other.
+      .filter((value) => !/_(bucket|sum)$/.test((value as { metricName?: string }).metricName ?? ''))
+      .map(({ labels, value }) => `${JSON.stringify(labels)} ${value}`).toSorted();
+    expect(await counts(runner), counter).toEqual(await counts(yoga));
+  }
+}
+
+/** Operations a service's operation runner ran (src/runner/run-operation.ts). */
+export const runnerRuns = async ({ app }: RunningApp) => (await app.metrics.preparedOperations.get()).values[0]?.value ?? 0;
