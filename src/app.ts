@@ -213,8 +213,10 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
         return masked;
       },
     };
-    // A document is judged by the envelop's own parse and validation, with every plugin's rules.
-    const documents = new OperationDocuments((operationName) => yoga.getEnveloped({ request: { method: 'POST' }, params: { operationName } } as never));
+    // A document is judged by the envelop's own parse and validation, with every plugin's rules. Of the request,
+    // those read only its method (Yoga refuses a mutation sent by GET; the runner serves POSTs) and the
+    // operation's name (Yoga's parse refuses one the document does not have).
+    const documents = new OperationDocuments((operationName) => yoga.getEnveloped({ request: { method: 'POST' } as Request, params: { query: '', operationName } }));
     return new OperationRunner({
       graphql: new GraphQLRequests({ steps, documents, graphqlEndpoint: GRAPHQL_PATH, trustedDocuments, fetchAPI: yoga.fetchAPI }),
       rest: new RestRequests({ steps, router: restRouter, routes: REST_ROUTES, logFailure: (message, detail) => yoga.logger.error(message, detail) }),

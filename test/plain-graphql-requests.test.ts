@@ -285,7 +285,7 @@ describe('the plain GraphQL request', () => {
     const alone: string[] = [];
     for (const request of requests) alone.push((await post(plain.url, { name: 'alone', ...request })).body.toString('utf8'));
     expect(new Set(alone).size).toBe(60);
-    const prepared = async () => (await plain.app.metrics.preparedOperations.get()).values[0]!.value;
+    const prepared = async () => (await plain.app.metrics.runnerOperations.get()).values[0]!.value;
     const preparedBefore = await prepared();
     // Then all at once, on connections of their own, so that the service finishes many in one turn and writes
     // them together (src/http/writes-at-end-of-turn.ts); every third client hangs up as soon as it has sent.

@@ -34,7 +34,7 @@ export class Metrics {
     name: 'graphql_errors_total', help: 'Errors in GraphQL results, by operation name and error code.',
     labelNames: ['operation', 'code'] as const, registers: [this.registry],
   });
-  readonly preparedOperations = new HotPathCounter({
+  readonly runnerOperations = new HotPathCounter({
     name: 'graphql_prepared_operations_total',
     help: 'GraphQL operations the operation runner ran (either door), without Yoga\'s envelop (docs/architecture.md#the-path-of-a-request).',
     registers: [this.registry],

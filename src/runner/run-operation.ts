@@ -40,7 +40,7 @@ export async function runOperation(steps: OperationSteps, scope: RequestScope, p
   const { schema, metrics, queryCost, maskError, tracer } = steps;
   const { document, operationName } = operation;
   const done = beginOperationMetrics(metrics, scope, operation.operation);
-  metrics.preparedOperations.inc();
+  metrics.runnerOperations.inc();
   const refusal = queryCost.refusalOf({ schema, document, variableValues: variables, operationName });
   if (refusal) {
     // Refused before execution: the metrics count the refusal, which is not masked.

@@ -67,4 +67,4 @@ export async function expectSameCounts(runner: RunningApp, yoga: RunningApp) {
 }
 
 /** Operations a service's operation runner ran (src/runner/run-operation.ts). */
-export const runnerRuns = async ({ app }: RunningApp) => (await app.metrics.preparedOperations.get()).values[0]?.value ?? 0;
+export const runnerRuns = async ({ app }: RunningApp) => (await app.metrics.runnerOperations.get()).values[0]?.value ?? 0;
