@@ -1,7 +1,7 @@
 // A deployment as the read path serves it: its row as PostgreSQL returns it (see lean-rows.ts), the jsonb
 // value objects with their stored legacy keys. Secrets and secret references likewise. A row of a listing
-// holds only the columns its GraphQL selection reads (graphql/selected-columns.ts), with the id and
-// creation time always: each field declares the columns it reads, so no resolver meets an absent one.
+// holds only the columns its selection reads (common/selection.ts), with the id and creation time
+// always: each field declares the columns it reads, so no resolver meets an absent one.
 import type { SecretDecryptionError } from '../secrets/secret-cipher.ts';
 import type { z } from 'zod';
 import type { DeploymentSource, DeploymentStatus, DeploymentType } from './deployment-enums.ts';

@@ -6,8 +6,7 @@ import { IntegrationRef } from '../integrations/integration.graphql.ts';
 import type { DeploymentRow } from './deployment-row.ts';
 import { timestampFromText } from '../common/lean-rows.ts';
 import { DeploymentSourceEnum, DeploymentStatusEnum } from './deployment-enums.graphql.ts';
-import { SecretRef, SecretReferenceRef } from './secret.graphql.ts';
-import { selectsSecretValues } from './secret-values.ts';
+import { SecretRef, SecretReferenceRef, selectsSecretValues } from './secret.graphql.ts';
 import { SourceConfigRef, SourceConfigView, SourceRevisionConfigRef, SourceRevisionConfigView } from './source-config.graphql.ts';
 import { TagValueRef } from './tag.graphql.ts';
 

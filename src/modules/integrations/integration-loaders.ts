@@ -5,6 +5,7 @@ import DataLoader from 'dataloader';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
 import { loaderTogether, type LoadTogether } from '../../graphql/load-together.ts';
 import { LoadersByArguments } from '../common/loaders-by-arguments.ts';
+import type { SelectedColumns } from '../common/selection.ts';
 import { IntegrationSchema } from './integration.entity.ts';
 import type { IntegrationRow, SourceRepositoryRow } from './integration-row.ts';
 import type { IntegrationQuery, IntegrationRepository } from './integration.repository.ts';
@@ -33,11 +34,8 @@ export class IntegrationLoaders {
     return integrations;
   }
 
-  /**
-   * Per integration id, its repositories in the listing order, with the given columns only (undefined: every
-   * column; see graphql/selected-columns.ts).
-   */
-  repositoriesOf(columns: readonly string[] | undefined): DataLoader<string, SourceRepositoryRow[]> {
+  /** Per integration id, its repositories in the listing order, with the given columns only (see common/selection.ts). */
+  repositoriesOf(columns: SelectedColumns): DataLoader<string, SourceRepositoryRow[]> {
     return this.listings.for([columns?.toSorted() ?? null], (ids) => this.repositories.findRowsOfIntegrations(ids, columns));
   }
 }

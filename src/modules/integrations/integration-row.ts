@@ -16,8 +16,8 @@ export interface IntegrationRow {
 }
 
 /**
- * A repository of a listing holds only the columns its GraphQL selection reads (graphql/selected-columns.ts),
- * with its id and its integration's always: each field declares the columns it reads, so no resolver meets an
+ * A repository of a listing holds only the columns its selection reads (common/selection.ts), with its id
+ * and its integration's always: each field declares the columns it reads, so no resolver meets an
  * absent one.
  */
 export interface SourceRepositoryRow {

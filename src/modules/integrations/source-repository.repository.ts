@@ -2,6 +2,7 @@
 // integrations at once, with only the columns the caller asks for.
 import type { QueryOrderMap } from '@mikro-orm/postgresql';
 import { propertiesOfColumns } from '../common/lean-rows.ts';
+import type { SelectedColumns } from '../common/selection.ts';
 import { alphabetical } from '../common/text-queries.ts';
 import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
 import type { SourceRepository } from './source-repository.entity.ts';
@@ -24,7 +25,7 @@ export class SourceRepositoryRepository extends TenantOwnedRepository<SourceRepo
    * The repositories of many integrations in one statement, one list per requested integration id, in the
    * listing order. Only `columns` are read (and the id and integration); undefined: every column.
    */
-  async findRowsOfIntegrations(integrationIds: readonly string[], columns?: readonly string[]): Promise<SourceRepositoryRow[][]> {
+  async findRowsOfIntegrations(integrationIds: readonly string[], columns?: SelectedColumns): Promise<SourceRepositoryRow[][]> {
     const fields = propertiesOfColumns(this.tenantSafeEm, this.entityName, columns, ALWAYS_READ);
     const parent = { property: 'integration', column: 'integration_id' } as const;
     const listings = await this.rowsGroupedBy<DriverRow>(parent, integrationIds, listingOrder(), fields);

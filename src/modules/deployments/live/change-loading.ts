@@ -7,6 +7,7 @@ import type { FilterQuery } from '@mikro-orm/postgresql';
 import type { GraphQLContext } from '../../../graphql/context.ts';
 import { RequestLoaders } from '../../../graphql/loaders.ts';
 import type { LoadTogether } from '../../../graphql/load-together.ts';
+import type { SelectedColumns } from '../../common/selection.ts';
 import { scopeToTenant } from '../../common/tenant-scope.ts';
 import type { Deployment } from '../deployment.entity.ts';
 import { DeploymentSchema } from '../deployment.entity.ts';
@@ -18,8 +19,8 @@ export interface SubscriberFilter {
   where: FilterQuery<Deployment> | typeof MATCHES_NOTHING;
   /** The deployment ids the filter names; undefined: it names none. */
   ids: readonly string[] | undefined;
-  /** The columns the selection of `deployment` reads; undefined: all. */
-  columns: readonly string[] | undefined;
+  /** The columns the selection of `deployment` reads. */
+  columns: SelectedColumns;
 }
 
 const togetherWith = (rows: DeploymentRow[]): LoadTogether => ({
