@@ -7,7 +7,7 @@
 // promise (the loader's, the resolver's, graphql-jit's wait for it): four hundred for a page of 100 showing both.
 import DataLoader from 'dataloader';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
-import { loaderTogether, type LoadTogether } from '../../graphql/load-together.ts';
+import { loaderTogether, type LoadTogether } from '../common/load-together.ts';
 import type { SecretCipher } from '../secrets/secret-cipher.ts';
 import { DeploymentSchema } from './deployment.entity.ts';
 import type { DeploymentRow, SecretReferenceRow, SecretRow } from './deployment-row.ts';

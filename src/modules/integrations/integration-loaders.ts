@@ -3,7 +3,7 @@
 // statement per selection.
 import DataLoader from 'dataloader';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
-import { loaderTogether, type LoadTogether } from '../../graphql/load-together.ts';
+import { loaderTogether, type LoadTogether } from '../common/load-together.ts';
 import { LoadersByArguments } from '../common/loaders-by-arguments.ts';
 import type { SelectedColumns } from '../common/selection.ts';
 import { IntegrationSchema } from './integration.entity.ts';
@@ -19,7 +19,7 @@ export class IntegrationLoaders {
   private readonly repositories: SourceRepositoryRepository;
   private readonly listings = new LoadersByArguments<SourceRepositoryRow[]>();
 
-  /** `together`: what the events of a subscription chunk will ask for (see graphql/load-together.ts). */
+  /** `together`: what the events of a subscription chunk will ask for (see common/load-together.ts). */
   constructor(em: TenantSafeEntityManager, together: LoadTogether) {
     this.integrations = em.getRepository(IntegrationSchema);
     this.repositories = em.getRepository(SourceRepositorySchema);

@@ -4,7 +4,7 @@
 import type { FilterQuery } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
-import { loaderTogether, NOTHING_TOGETHER, type LoadTogether } from '../../graphql/load-together.ts';
+import { loaderTogether, NOTHING_TOGETHER, type LoadTogether } from '../common/load-together.ts';
 import { LoadersByArguments } from '../common/loaders-by-arguments.ts';
 import { RevisionSchema, type Revision } from './revision.entity.ts';
 import type { RevisionRepository, RevisionSlice } from './revision.repository.ts';
@@ -16,7 +16,7 @@ export class RevisionLoaders {
   private readonly slices: LoadersByArguments<RevisionRow[]>;
   private readonly counts: LoadersByArguments<number>;
 
-  /** `together`: what the events of a subscription chunk will ask for (see graphql/load-together.ts). */
+  /** `together`: what the events of a subscription chunk will ask for (see common/load-together.ts). */
   constructor(em: TenantSafeEntityManager, together: LoadTogether = NOTHING_TOGETHER) {
     this.repository = em.getRepository(RevisionSchema);
     this.slices = new LoadersByArguments((batch) => loaderTogether(together.deploymentIds, batch));
