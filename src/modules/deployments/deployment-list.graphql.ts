@@ -11,7 +11,7 @@ import { countedConnection, offsetPageRef } from '../../graphql/page-types.ts';
 import { selectionOf } from '../../graphql/selected-columns.ts';
 import { listingCursors } from '../common/listing-position.ts';
 import { DeploymentSchema, type Deployment } from './deployment.entity.ts';
-import type { DeploymentRow } from './deployment-row.ts';
+import type { DeploymentReadModel } from './deployment-read-model.ts';
 import { timestampFromText } from '../common/lean-rows.ts';
 import { DeploymentFilterInput, resolveDeploymentFilter } from './deployment-filter.graphql.ts';
 import { MATCHES_NOTHING } from './deployment-filter.ts';
@@ -74,6 +74,6 @@ async function deploymentConnection(
   await readSecretsWithPage(page, deployments, () => ctx.loaders.deployments);
   // The far side of the slice is read only when a cursor bounds it there (otherwise the slice starts the list).
   const beyondFarSide = slice.farCursor ? await repository.existsFrom(where, slice.farCursor, slice.from === 'end' ? 'after' : 'before') : false;
-  const cursorOf = (node: DeploymentRow) => deploymentCursors.encode({ createdAt: timestampFromText(node.created_at), id: node.id });
+  const cursorOf = (node: DeploymentReadModel) => deploymentCursors.encode({ createdAt: timestampFromText(node.created_at), id: node.id });
   return { ...connectionOf(deployments, cursorOf, slice, more, beyondFarSide), countTotal: () => repository.countMatching(where) };
 }

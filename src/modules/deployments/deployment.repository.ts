@@ -11,7 +11,7 @@ import { DeploymentSchema } from './deployment.entity.ts';
 import {
   listedAtOrAfter, listedAtOrBefore, withinRange, type KeysetRange, type ListingPosition,
 } from '../common/listing-position.ts';
-import type { DeploymentRow } from './deployment-row.ts';
+import type { DeploymentReadModel } from './deployment-read-model.ts';
 
 const LISTING_ORDER: QueryOrderMap<Deployment>[] = [{ createdAt: 'desc' }, { id: 'desc' }];
 const REVERSED_ORDER: QueryOrderMap<Deployment>[] = [{ createdAt: 'asc' }, { id: 'asc' }];
@@ -72,7 +72,7 @@ function selectionFor(columns: SelectedColumns): (string | RawQueryFragment)[] |
 }
 
 export interface DeploymentSlice {
-  deployments: DeploymentRow[];
+  deployments: DeploymentReadModel[];
   /** Whether the list goes on beyond the slice in the direction it was read. */
   more: boolean;
 }
@@ -84,12 +84,12 @@ export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
     options: { orderBy?: QueryOrderMap<Deployment>[]; limit?: number; offset?: number; columns?: SelectedColumns },
   ) {
     const { columns, ...query } = options;
-    // The timestamps stay text until a field reads them (deployment-row.ts).
-    return leanRows<DeploymentRow>(this.tenantSafeEm, DeploymentSchema, where, { ...query, fields: selectionFor(columns) } as never);
+    // The timestamps stay text until a field reads them (deployment-read-model.ts).
+    return leanRows<DeploymentReadModel>(this.tenantSafeEm, DeploymentSchema, where, { ...query, fields: selectionFor(columns) } as never);
   }
 
   /** One row per requested id, in the same order, or null where the tenant has no such deployment. */
-  async findRowsByIds(ids: readonly string[]): Promise<(DeploymentRow | null)[]> {
+  async findRowsByIds(ids: readonly string[]): Promise<(DeploymentReadModel | null)[]> {
     if (ids.length === 0) return [];
     return inRequestedOrder(ids, await this.rows({ id: { $in: [...new Set(ids)] } }, {}), (row) => row.id);
   }
@@ -98,7 +98,7 @@ export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
    * Those of `ids` that match `where` (as a listing with that filter would show them), with only `columns`
    * read, as for `findPage`: a subscription checks the deployments that changed against its filter.
    */
-  findMatchingRows(where: FilterQuery<Deployment>, ids: readonly string[], columns?: SelectedColumns): Promise<DeploymentRow[]> {
+  findMatchingRows(where: FilterQuery<Deployment>, ids: readonly string[], columns?: SelectedColumns): Promise<DeploymentReadModel[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return this.rows({ $and: [where, { id: { $in: [...new Set(ids)] } }] }, { columns });
   }

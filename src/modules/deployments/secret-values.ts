@@ -4,13 +4,13 @@
 // that serves every request). Each row carries its outcome, so that `Secret.value` resolves at once: a
 // promise per value cost the serving thread more than deciphering them elsewhere saved.
 import type { SecretCipher } from '../secrets/secret-cipher.ts';
-import type { SecretRow } from './deployment-row.ts';
+import type { SecretReadModel } from './deployment-read-model.ts';
 
 /** The column `Secret.value` declares: the selection asks for values when it is among the selected columns. */
 export const VALUE_COLUMN = 'value_ciphertext';
 
 /** Decrypts the value of each secret row not decrypted yet, in one batch, and sets it (or why it has none) on the row. */
-export async function revealValues(cipher: SecretCipher, secrets: SecretRow[]): Promise<void> {
+export async function revealValues(cipher: SecretCipher, secrets: SecretReadModel[]): Promise<void> {
   const pending = secrets.filter((secret) => secret.revealed === undefined && secret.value_ciphertext);
   const outcomes = await cipher.decryptMany(pending.map((secret) => ({
     stored: secret.value_ciphertext!, slot: { deploymentId: secret.deployment_id, name: secret.name }, keyFingerprint: secret.key_fingerprint ?? null,

@@ -3,9 +3,9 @@ import { secretUnreadable } from '../../graphql/errors.ts';
 import type { GraphQLResolveInfo } from 'graphql';
 import { columnsOf, selectedColumns } from '../../graphql/selected-columns.ts';
 import { VALUE_COLUMN } from './secret-values.ts';
-import type { SecretReferenceRow, SecretRow } from './deployment-row.ts';
+import type { SecretReferenceReadModel, SecretReadModel } from './deployment-read-model.ts';
 
-export const SecretRef = builder.objectRef<SecretRow>('Secret').implement({
+export const SecretRef = builder.objectRef<SecretReadModel>('Secret').implement({
   description: 'A secret environment value of a deployment. Values are encrypted at rest.',
   fields: (t) => ({
     name: t.exposeString('name', { extensions: columnsOf('name'), description: 'Name of the secret.' }),
@@ -27,7 +27,7 @@ export const SecretRef = builder.objectRef<SecretRow>('Secret').implement({
   }),
 });
 
-export const SecretReferenceRef = builder.objectRef<SecretReferenceRow>('SecretReference').implement({
+export const SecretReferenceRef = builder.objectRef<SecretReferenceReadModel>('SecretReference').implement({
   description: 'An environment variable filled from a key of a named secret.',
   fields: (t) => ({
     name: t.exposeString('name', { description: 'Name of the environment variable.' }),

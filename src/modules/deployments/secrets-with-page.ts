@@ -3,7 +3,7 @@
 // `secretReferences` answer at once (deployment-loaders.ts) instead of with a promise each.
 import type { Selection } from '../common/selection.ts';
 import type { DeploymentLoaders } from './deployment-loaders.ts';
-import type { DeploymentRow } from './deployment-row.ts';
+import type { DeploymentReadModel } from './deployment-read-model.ts';
 import { VALUE_COLUMN } from './secret-values.ts';
 
 /** The relations of a deployment read with its page: what the page's Selection must say about. */
@@ -14,7 +14,7 @@ export const READ_WITH_PAGE = ['secrets', 'secretReferences'] as const;
  * when the page shows either, so that most pages make no deployment loaders.
  */
 export async function readSecretsWithPage(
-  page: Selection, deployments: readonly DeploymentRow[], loaders: () => DeploymentLoaders,
+  page: Selection, deployments: readonly DeploymentReadModel[], loaders: () => DeploymentLoaders,
 ): Promise<void> {
   const { secrets, secretReferences } = page.relations;
   if (deployments.length === 0 || (!secrets && !secretReferences)) return;

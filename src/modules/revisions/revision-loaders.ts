@@ -8,12 +8,12 @@ import { loaderTogether, NOTHING_TOGETHER, type LoadTogether } from '../common/l
 import { LoadersByArguments } from '../common/loaders-by-arguments.ts';
 import { RevisionSchema, type Revision } from './revision.entity.ts';
 import type { RevisionRepository, RevisionSlice } from './revision.repository.ts';
-import type { RevisionRow } from './revision-row.ts';
+import type { RevisionReadModel } from './revision-read-model.ts';
 
 export class RevisionLoaders {
-  readonly byId: DataLoader<string, RevisionRow | null>;
+  readonly byId: DataLoader<string, RevisionReadModel | null>;
   private readonly repository: RevisionRepository;
-  private readonly slices: LoadersByArguments<RevisionRow[]>;
+  private readonly slices: LoadersByArguments<RevisionReadModel[]>;
   private readonly counts: LoadersByArguments<number>;
 
   /** `together`: what the events of a subscription chunk will ask for (see common/load-together.ts). */
@@ -25,7 +25,7 @@ export class RevisionLoaders {
   }
 
   /** Per deployment id, its revisions matching `where`, cut to `slice`. */
-  slice(where: FilterQuery<Revision>, slice: RevisionSlice): DataLoader<string, RevisionRow[]> {
+  slice(where: FilterQuery<Revision>, slice: RevisionSlice): DataLoader<string, RevisionReadModel[]> {
     return this.slices.for([where, slice], (ids) => this.repository.findSlicesOf(ids, where, slice));
   }
 

@@ -11,7 +11,7 @@ import { scopeToTenant } from '../../common/tenant-scope.ts';
 import type { Deployment } from '../deployment.entity.ts';
 import { DeploymentSchema } from '../deployment.entity.ts';
 import { MATCHES_NOTHING } from '../deployment-filter.ts';
-import type { DeploymentRow } from '../deployment-row.ts';
+import type { DeploymentReadModel } from '../deployment-read-model.ts';
 import type { DeploymentChange, LoadChanges } from './deployment-change-stream.ts';
 
 export interface SubscriberFilter {
@@ -22,7 +22,7 @@ export interface SubscriberFilter {
   columns: SelectedColumns;
 }
 
-const togetherWith = (rows: DeploymentRow[]): LoadTogether => ({
+const togetherWith = (rows: DeploymentReadModel[]): LoadTogether => ({
   deploymentIds: rows.map((row) => row.id),
   integrationIds: rows.flatMap((row) => row.source_config?.integration_id ?? []),
   revisionIds: rows.flatMap((row) => [row.latest_revision_id ?? [], row.active_revision_id ?? []].flat()),
