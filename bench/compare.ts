@@ -13,6 +13,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, PROJECT_ROOT } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { entities } from '../src/modules/entities.ts';
 import { secretsKeyFile } from '../src/modules/secrets/secrets-key.ts';
 import { benchEnvironment } from './bench-environment.ts';
 import { benchIds } from './dataset.ts';
@@ -47,7 +48,7 @@ if (chosen.length === 0) throw new Error(`no service scenario's name contains an
 Object.assign(process.env, benchEnvironment());
 const config = loadConfig();
 // Both builds' services join one database: DATABASE_URL's, or the benchmark's embedded one, started here.
-const database = await openDatabase(config, { migrate: true, whenRunning: 'join' });
+const database = await openDatabase(config, { entities, migrate: true, whenRunning: 'join' });
 const worktree = fs.mkdtempSync(path.join(os.tmpdir(), `bench-compare-${commit}-`));
 git('worktree', 'add', '--detach', worktree, commit);
 fs.symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(worktree, 'node_modules'), 'dir');

@@ -21,6 +21,8 @@ if (!clientUrl) throw new Error('DATABASE_URL must name the benchmark database (
 const { MikroORM } = await import(`${root}/node_modules/@mikro-orm/postgresql/index.js`);
 const { parse, validate, execute } = await import(`${root}/node_modules/graphql/index.js`);
 const { createOrmConfig } = await import(`${root}/src/db/orm-config.ts`);
+// The entities the ORM is opened with; an older checkout's configuration names its own (it has no such file).
+const { entities } = await import(`${root}/src/modules/entities.ts`).catch(() => ({ entities: undefined }));
 const { schema } = await import(`${root}/src/graphql/schema.ts`);
 const { RequestLoaders } = await import(`${root}/src/graphql/loaders.ts`);
 const { scopeToTenant } = await import(`${root}/src/modules/common/tenant-scope.ts`);
@@ -35,7 +37,7 @@ const queries: Record<string, string> = {
   'deployments page of 20 with tag values and integration': '{ deployments(limit: 20) { resources { uuid name tagValues { uuid value tagKey { key } } integration { uuid name } } } }',
 };
 
-const orm = await MikroORM.init(createOrmConfig({ clientUrl, poolMax: 2 }));
+const orm = await MikroORM.init(createOrmConfig({ entities, clientUrl, poolMax: 2 }));
 async function run(document: unknown) {
   const em = scopeToTenant(orm.em, tenant);
   const contextValue = {

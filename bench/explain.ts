@@ -3,11 +3,12 @@
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { entities } from '../src/modules/entities.ts';
 import { benchEnvironment } from './bench-environment.ts';
 import { benchIds, tenantId } from './dataset.ts';
 
 Object.assign(process.env, benchEnvironment());
-const database = await openDatabase(loadConfig(), { migrate: true, whenRunning: 'join' });
+const database = await openDatabase(loadConfig(), { entities, migrate: true, whenRunning: 'join' });
 const client = new pg.Client({ connectionString: database.clientUrl });
 await client.connect();
 const page = 'select "e".* from "deployment" as "e" where "e"."tenant_id" = $1 and';

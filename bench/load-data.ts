@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { entities } from '../src/modules/entities.ts';
 import { importDocument } from '../src/import/importer.ts';
 import { ACROSS_TENANTS } from '../src/modules/common/tenant-scope.ts';
 import { DeploymentSchema } from '../src/modules/deployments/deployment.entity.ts';
@@ -22,7 +23,7 @@ const size = sizeAt(scale);
 
 Object.assign(process.env, benchEnvironment());
 const config = loadConfig();
-const database = await openDatabase(config, { migrate: true, whenRunning: 'join' });
+const database = await openDatabase(config, { entities, migrate: true, whenRunning: 'join' });
 try {
   const cipher = await openSecretsKeys(config, database.orm.em.getConnection());
   const em = database.orm.em.fork();

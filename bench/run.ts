@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, PROJECT_ROOT } from '../src/config.ts';
 import { secretsKeyFile } from '../src/modules/secrets/secrets-key.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { entities } from '../src/modules/entities.ts';
 import { benchEnvironment } from './bench-environment.ts';
 import { benchIds, tenantId } from './dataset.ts';
 import { issueBenchKeys, machineDescription, PRODUCTION_SERVICE_ENV, type BenchKeys } from './harness.ts';
@@ -57,7 +58,7 @@ const list = every.filter((s) => chosen.includes(s) || chosen.some((c) => c.ceil
 let keys: BenchKeys;
 let costs: Map<string, RequestCost>;
 {
-  const database = await openDatabase(config, { migrate: true, whenRunning: 'join' });
+  const database = await openDatabase(config, { entities, migrate: true, whenRunning: 'join' });
   try {
     keys = await issueBenchKeys(database, 'bench');
     costs = await countStatements(database.clientUrl, config, keys, list.filter((s) => s.target === 'service'));
@@ -69,7 +70,7 @@ let costs: Map<string, RequestCost>;
 // 2. The service as production runs it, and the ceiling beside it.
 const service = await start(['src/main.ts'], { ...PRODUCTION_SERVICE_ENV, WORKERS: '1' }, /GraphQL ready at (http:\/\/\S+)\/graphql/);
 const serviceUrl = service.match[1]!.replace('localhost', '127.0.0.1');
-const joined = await openDatabase(config, { migrate: false, whenRunning: 'join' });
+const joined = await openDatabase(config, { entities, migrate: false, whenRunning: 'join' });
 const ceiling = await start(['bench/ceiling.ts', joined.clientUrl, tenantId(0)], {}, /listening (\d+)/);
 const ceilingUrl = `http://127.0.0.1:${ceiling.match[1]}`;
 // The same service with several workers, on the same database (which the first one may own: it joins by URL).

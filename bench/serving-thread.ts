@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { entities } from '../src/modules/entities.ts';
 import { openSecretsKeys } from '../src/modules/secrets/secrets-key.ts';
 import { ApiKeyCache } from '../src/modules/tenancy/api-key-cache.ts';
 import { REVOCATION_CHANNEL } from '../src/modules/tenancy/api-key-revocations.ts';
@@ -25,7 +26,7 @@ const requests = Number(options.requests);
 
 Object.assign(process.env, benchEnvironment());
 const config = loadConfig();
-const database = await openDatabase(config, { migrate: true, whenRunning: 'join' });
+const database = await openDatabase(config, { entities, migrate: true, whenRunning: 'join' });
 const cipher = await openSecretsKeys(config, database.orm.em.getConnection());
 const notifications = new DatabaseNotifications([REVOCATION_CHANNEL]);
 const apiKeys = new ApiKeyCache();

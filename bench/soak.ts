@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { loadConfig, PROJECT_ROOT } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { entities } from '../src/modules/entities.ts';
 import { benchEnvironment } from './bench-environment.ts';
 import { benchIds } from './dataset.ts';
 import { scenarios } from './scenarios.ts';
@@ -87,7 +88,7 @@ process.on('exit', () => {
 const list = scenarios(benchIds()).filter((s) => s.target === 'service' && !s.readsSecrets);
 let key: string;
 {
-  const database = await openDatabase(config, { migrate: true, whenRunning: 'join' });
+  const database = await openDatabase(config, { entities, migrate: true, whenRunning: 'join' });
   try {
     key = await issueBenchKey(database, 'soak');
   } finally {

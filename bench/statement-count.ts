@@ -6,6 +6,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createApp } from '../src/app.ts';
 import type { Config } from '../src/config.ts';
 import { createOrmConfig, type AppOrm } from '../src/db/orm-config.ts';
+import { entities } from '../src/modules/entities.ts';
 import { openSecretsKeys } from '../src/modules/secrets/secrets-key.ts';
 import { ApiKeyCache } from '../src/modules/tenancy/api-key-cache.ts';
 import { REVOCATION_CHANNEL } from '../src/modules/tenancy/api-key-revocations.ts';
@@ -26,7 +27,7 @@ export async function countStatements(clientUrl: string, config: Config, keys: B
   const sockets = new Set<Socket>();
   const bytesRead = () => [...sockets].reduce((sum, socket) => sum + socket.bytesRead, 0);
   const orm = (await MikroORM.init(createOrmConfig({
-    clientUrl,
+    entities, clientUrl,
     onQuery: () => { count++; },
     onPoolCreated: (pool) => pool.on('connect', (client) => sockets.add((client as unknown as { connection: { stream: Socket } }).connection.stream)),
   }))) as unknown as AppOrm;

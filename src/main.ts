@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { missingServerStatementTimeout } from './db/transaction-pooler.ts';
 import { openDatabase, type Database } from './db/database.ts';
+import { entities } from './modules/entities.ts';
 import { ReadReplicas } from './db/read-replicas.ts';
 import { keysCheckedByPrimary, openSecretsKeys } from './modules/secrets/secrets-key.ts';
 import type { SecretCipher } from './modules/secrets/secret-cipher.ts';
@@ -128,6 +129,7 @@ async function main(): Promise<void> {
   // Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set: then the SDK is loaded, and the ORM reports its statements.
   const tracing = config.tracing ? await startTracing({ serviceName: config.tracing.serviceName, workerId: primary?.brief.slot }) : undefined;
   const database = await openDatabase(primary ? { ...config, databaseUrl: primary.brief.databaseUrl } : config, {
+    entities,
     migrate: !primary && config.migrateOnStart,
     whenRunning: 'own',
     timeouts: config.database,

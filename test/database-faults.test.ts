@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabaseIfMissing, migrate } from '../src/db/database.ts';
 import { freePort, startEmbeddedPostgres, type RunningPostgres } from '../src/db/embedded-postgres.ts';
 import { createOrmConfig, type AppOrm } from '../src/db/orm-config.ts';
+import { entities } from '../src/modules/entities.ts';
 import { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
 import { ACME, importFixture, issueKey } from './support/fixtures.ts';
 import { startService, type ServiceProcess } from './support/service-process.ts';
@@ -50,7 +51,7 @@ beforeAll(async () => {
 
   // The same key encrypts the fixture's secrets here and decrypts them in the service.
   const secretsKey = randomBytes(32);
-  const orm = (await MikroORM.init(createOrmConfig({ clientUrl: url, poolMax: 2 }))) as unknown as AppOrm;
+  const orm = (await MikroORM.init(createOrmConfig({ entities, clientUrl: url, poolMax: 2 }))) as unknown as AppOrm;
   try {
     await migrate(orm);
     await importFixture(orm.em.fork(), new SecretCipher(secretsKey));

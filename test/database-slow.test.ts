@@ -6,6 +6,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrmConfig, type AppOrm } from '../src/db/orm-config.ts';
+import { entities } from '../src/modules/entities.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
 import { ACME, importFixture, issueKey, newCipher } from './support/fixtures.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
@@ -25,7 +26,7 @@ beforeAll(async () => {
   // The key is verified once here, so that authentication does not wait on the lock below.
   key = await issueKey(db.orm.em, [ACME]);
   orm = (await MikroORM.init(createOrmConfig({
-    clientUrl: db.url, poolMax: 2, timeouts: { connectTimeoutMs: CONNECT_TIMEOUT_MS, statementTimeoutMs: STATEMENT_TIMEOUT_MS },
+    entities, clientUrl: db.url, poolMax: 2, timeouts: { connectTimeoutMs: CONNECT_TIMEOUT_MS, statementTimeoutMs: STATEMENT_TIMEOUT_MS },
   }))) as unknown as AppOrm;
   app = await startApp(orm, cipher);
 });

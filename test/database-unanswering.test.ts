@@ -6,6 +6,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrmConfig, type AppOrm } from '../src/db/orm-config.ts';
+import { entities } from '../src/modules/entities.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
 import { ACME, importFixture, issueKey, newCipher } from './support/fixtures.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
@@ -76,7 +77,7 @@ beforeAll(async () => {
   viaRelay.hostname = '127.0.0.1';
   viaRelay.port = String(await relay.listen());
   orm = (await MikroORM.init(createOrmConfig({
-    clientUrl: viaRelay.toString(), poolMax: 1, timeouts: { connectTimeoutMs: 1000, statementTimeoutMs: STATEMENT_TIMEOUT_MS },
+    entities, clientUrl: viaRelay.toString(), poolMax: 1, timeouts: { connectTimeoutMs: 1000, statementTimeoutMs: STATEMENT_TIMEOUT_MS },
   }))) as unknown as AppOrm;
   app = await startApp(orm, cipher);
 });

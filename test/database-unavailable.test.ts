@@ -3,6 +3,7 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrmConfig, type AppOrm } from '../src/db/orm-config.ts';
+import { entities } from '../src/modules/entities.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
 import { newCipher } from './support/fixtures.ts';
 
@@ -12,7 +13,7 @@ const KEY = { 'x-api-key': 'dmk_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' };
 
 beforeAll(async () => {
   // Port 1 on loopback: nothing listens there, so every connection is refused.
-  orm = (await MikroORM.init(createOrmConfig({ clientUrl: 'postgresql://postgres@127.0.0.1:1/gone' }))) as unknown as AppOrm;
+  orm = (await MikroORM.init(createOrmConfig({ entities, clientUrl: 'postgresql://postgres@127.0.0.1:1/gone' }))) as unknown as AppOrm;
   app = await startApp(orm, newCipher());
 });
 afterAll(async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { importDocument, type ImportSummary } from '../src/import/importer.ts';
 import { ImportError } from '../src/import/import-error.ts';
 import { DeploymentSchema } from '../src/modules/deployments/deployment.entity.ts';
-import { toDeploymentRecord } from '../src/modules/deployments/deployment-record.ts';
+import { toDeploymentRecord } from './support/deployment-record.ts';
 import { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
 import { SourceRepositorySchema } from '../src/modules/integrations/source-repository.entity.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';

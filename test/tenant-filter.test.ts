@@ -1,7 +1,8 @@
 // Tenant scoping is enforced by the data layer: a query of a tenant-owned entity without a tenant scope
 // throws instead of returning every tenant's rows, and a scoped query never sees another tenant's rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scopeToTenant, TenantScopeMissingError } from '../src/modules/common/tenant-scope.ts';
+import { TenantScopeMissingError } from '../src/db/tenant-filter.ts';
+import { scopeToTenant } from '../src/modules/common/tenant-scope.ts';
 import { DeploymentSchema } from '../src/modules/deployments/deployment.entity.ts';
 import { DEPLOYMENT_STATUSES } from '../src/modules/deployments/deployment-enums.ts';
 import { SecretSchema } from '../src/modules/deployments/secret.entity.ts';

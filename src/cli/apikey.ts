@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
+import { entities } from '../modules/entities.ts';
 import { ApiKeySchema } from '../modules/tenancy/api-key.entity.ts';
 import { issueApiKey, revokeApiKey } from '../modules/tenancy/api-key.service.ts';
 import { runCli, UsageError } from './run-cli.ts';
@@ -29,7 +30,7 @@ await runCli(async (args) => {
     throw new UsageError(USAGE);
   }
   const config = loadConfig();
-  const database = await openDatabase(config, { migrate: config.migrateOnStart });
+  const database = await openDatabase(config, { entities, migrate: config.migrateOnStart });
   const em = database.orm.em.fork();
   try {
     if (command === 'create') {

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
+import { entities } from '../modules/entities.ts';
 import { importDocument, type ImportProgress } from '../import/importer.ts';
 import { refreshStatistics } from '../import/refresh-statistics.ts';
 import { openSecretsKeys } from '../modules/secrets/secrets-key.ts';
@@ -30,7 +31,7 @@ await runCli(async (args) => {
   const handle = await fs.promises.open(file).catch((error: NodeJS.ErrnoException) => {
     throw new UsageError(`cannot read ${file}: ${error.code ?? error.message}`);
   });
-  const database = await openDatabase(config, { migrate: config.migrateOnStart });
+  const database = await openDatabase(config, { entities, migrate: config.migrateOnStart });
   try {
     // Writes under the current key, and only if the keys also read what is already stored.
     const cipher = await openSecretsKeys(config, database.orm.em.getConnection());

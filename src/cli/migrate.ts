@@ -3,6 +3,7 @@
 //                               (`-- name --blank`: an empty one, for what entities do not describe, e.g. triggers)
 import { loadConfig } from '../config.ts';
 import { migrate, openDatabase } from '../db/database.ts';
+import { entities } from '../modules/entities.ts';
 import { runCli } from './run-cli.ts';
 
 await runCli(async (args) => {
@@ -10,7 +11,7 @@ await runCli(async (args) => {
   const config = loadConfig();
   // Migrations keep a session of their own: the direct URL when DATABASE_URL goes through a transaction pooler.
   const direct = { ...config, databaseUrl: config.databaseDirectUrl ?? config.databaseUrl, databasePooler: 'none' as const };
-  const database = await openDatabase(direct, { migrate: false });
+  const database = await openDatabase(direct, { entities, migrate: false });
   try {
     if (command === 'up') {
       const applied = await migrate(database.orm);

@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
+import { entities } from '../modules/entities.ts';
 import { checkSecrets } from '../modules/secrets/key-check.ts';
 import { rotateSecrets, type UnreadableSecret } from '../modules/secrets/key-rotation.ts';
 import { SecretCipher } from '../modules/secrets/secret-cipher.ts';
@@ -118,7 +119,7 @@ await runCli(async (args) => {
   const { command, batchSize } = parseCommand(args);
   const config = loadConfig();
   // `check` only reads: it leaves pending migrations to `npm run db:migrate` (and says so).
-  const database = await openDatabase(config, { migrate: command === 'rotate' && config.migrateOnStart });
+  const database = await openDatabase(config, { entities, migrate: command === 'rotate' && config.migrateOnStart });
   try {
     if (command === 'check') await check(config, database);
     else await rotate(config, database, batchSize);

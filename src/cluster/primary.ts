@@ -6,6 +6,7 @@
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import type { Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
+import { entities } from '../modules/entities.ts';
 import { ensureDemoData, type DemoKey } from '../demo/demo-data.ts';
 import { openSecretsKeys } from '../modules/secrets/secrets-key.ts';
 import { batchedStdout, createLogger, type Logger } from '../observability/logger.ts';
@@ -18,7 +19,7 @@ const WORKER_STOP_MARGIN_MS = 10_000;
 /** Migrations, the secrets key check and the demo data: what a single process does before it listens. */
 async function prepare(config: Config): Promise<{ database: Database; demo: DemoKey | undefined }> {
   // One connection is plenty to prepare; it is closed when idle, and the workers open their own pools.
-  const database = await openDatabase(config, { migrate: config.migrateOnStart, whenRunning: 'own', timeouts: { ...config.database, poolMax: 1 } });
+  const database = await openDatabase(config, { entities, migrate: config.migrateOnStart, whenRunning: 'own', timeouts: { ...config.database, poolMax: 1 } });
   try {
     const cipher = await openSecretsKeys(config, database.orm.em.getConnection());
     try {

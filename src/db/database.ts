@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { Config, DatabasePooler, DatabaseTimeouts } from '../config.ts';
 import { startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres.ts';
-import { createOrmConfig, type AppOrm } from './orm-config.ts';
+import { createOrmConfig, type AppOrm, type OrmEntities } from './orm-config.ts';
 
 export const EMBEDDED_DATABASE_NAME = 'deployments';
 
@@ -47,7 +47,7 @@ async function connect(clientUrl: string, where: string, options: OpenOptions, p
   } finally {
     await probe.end().catch(() => {});
   }
-  const ormConfig = createOrmConfig({ clientUrl, poolMax, timeouts, onPoolCreated: options.onPoolCreated, startupStatementTimeout, onStatement: options.onStatement });
+  const ormConfig = createOrmConfig({ clientUrl, entities: options.entities, poolMax, timeouts, onPoolCreated: options.onPoolCreated, startupStatementTimeout, onStatement: options.onStatement });
   return (await MikroORM.init(ormConfig)) as unknown as AppOrm;
 }
 
@@ -81,6 +81,8 @@ export async function createDatabaseIfMissing(maintenanceUrl: string, name: stri
 }
 
 export interface OpenOptions {
+  /** The entities the ORM maps (modules/entities.ts): the data layer does not import the domain. */
+  entities: OrmEntities;
   migrate: boolean;
   /** The service owns the embedded server ('own'); the CLIs join a running one ('join', the default). */
   whenRunning?: 'join' | 'own';

@@ -5,7 +5,6 @@ import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
 import { DEFAULT_POOL_MAX, PROJECT_ROOT, type DatabaseTimeouts } from '../config.ts';
 import { CallbackQueryClient } from './callback-query-client.ts';
-import { entities } from './entities.ts';
 import { TenantSafeEntityManager } from './tenant-safe-entity-manager.ts';
 
 /** The ORM as this project configures it: its EntityManager is a TenantSafeEntityManager. */
@@ -13,8 +12,12 @@ export type AppOrm = MikroORM<TenantSafeEntityManager>;
 
 export const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'migrations');
 
+/** The entities the ORM maps: the domain's list (modules/entities.ts), given by whoever opens the ORM. */
+export type OrmEntities = Options['entities'];
+
 export interface OrmConfigOptions {
   clientUrl: string;
+  entities: OrmEntities;
   /** Log every SQL statement (off by default; statements may carry data). */
   debug?: boolean;
   poolMax?: number;
@@ -56,7 +59,7 @@ class StatementReportingLogger extends DefaultLogger {
 export const DEFAULT_TIMEOUTS: Omit<DatabaseTimeouts, 'poolMax'> = { connectTimeoutMs: 3000, statementTimeoutMs: 10_000 };
 
 export function createOrmConfig({
-  clientUrl, debug = false, poolMax = DEFAULT_POOL_MAX, onQuery, timeouts = DEFAULT_TIMEOUTS, onPoolCreated, startupStatementTimeout = true, onStatement,
+  clientUrl, entities, debug = false, poolMax = DEFAULT_POOL_MAX, onQuery, timeouts = DEFAULT_TIMEOUTS, onPoolCreated, startupStatementTimeout = true, onStatement,
 }: OrmConfigOptions): Options<TenantSafeEntityManager> {
   return defineConfig({
     entityManager: TenantSafeEntityManager,

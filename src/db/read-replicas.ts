@@ -53,9 +53,11 @@ export class ReadReplicas {
     maxLagSeconds: number; timeouts: DatabaseTimeouts; onStatement?: OrmConfigOptions['onStatement'];
   }): Promise<ReadReplicas> {
     const { poolMax, ...timeouts } = options.timeouts;
+    // The primary's entities: a replica serves the same reads.
+    const entities = primary.config.get('entities');
     const replicas = await Promise.all(urls.map(async (url, i) => {
       // MikroORM connects lazily: a replica that is down at start-up does not stop the service.
-      const orm = (await MikroORM.init(createOrmConfig({ clientUrl: url, poolMax, timeouts, onStatement: options.onStatement }))) as unknown as AppOrm;
+      const orm = (await MikroORM.init(createOrmConfig({ clientUrl: url, entities, poolMax, timeouts, onStatement: options.onStatement }))) as unknown as AppOrm;
       return { orm, url, name: `replica-${i + 1}`, state: 'unreachable' as ReplicaState, lagSeconds: null };
     }));
     const set = new ReadReplicas(primary, replicas, options.maxLagSeconds);

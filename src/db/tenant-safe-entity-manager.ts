@@ -2,7 +2,7 @@
 // This EntityManager closes that gap: a QueryBuilder over a tenant-owned entity can only be had through
 // filteredQueryBuilder(), which applies the tenant filter (and so fails closed without a tenant).
 import { EntityManager, type EntityName, type QueryBuilder } from '@mikro-orm/postgresql';
-import { TENANT_FILTER } from '../modules/common/tenant-scope.ts';
+import { TENANT_FILTER } from './tenant-filter.ts';
 
 export class UnfilteredQueryBuilderError extends Error {
   override name = 'UnfilteredQueryBuilderError';
@@ -25,7 +25,7 @@ export class TenantSafeEntityManager extends EntityManager {
   }
 
   /**
-   * Filters are declared on the entities (the tenant's, tenant-scope.ts), never added to an EntityManager at
+   * Filters are declared on the entities (the tenant's, tenant-filter.ts), never added to an EntityManager at
    * run time: page statements are built once per shape of query (statement-templates.ts), and a filter that
    * only some EntityManagers carry would be missing from statements built by the others.
    */

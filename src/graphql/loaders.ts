@@ -8,7 +8,7 @@ import { TagLoaders } from '../modules/deployments/tag-loaders.ts';
 import { IntegrationLoaders } from '../modules/integrations/integration-loaders.ts';
 import { RevisionLoaders } from '../modules/revisions/revision-loaders.ts';
 import type { SecretCipher } from '../modules/secrets/secret-cipher.ts';
-import { NOTHING_TOGETHER, type LoadTogether } from './load-together.ts';
+import { NOTHING_TOGETHER, type LoadTogether } from '../modules/common/load-together.ts';
 
 /** Node lookups: each id's object or null; a failed batch fails the lookup instead of looking like "not found". */
 export async function loadNodes<T>(loader: DataLoader<string, T | null>, ids: readonly string[]): Promise<(T | null)[]> {
@@ -32,7 +32,7 @@ export class RequestLoaders {
   /**
    * `em`: the request's EntityManager, asked for when a domain's loaders are first used. `revealWith`: the
    * cipher, for a caller that may see secret values (null: values are neither read nor decrypted). `together`:
-   * what the events of a subscription chunk will ask for one at a time (see load-together.ts); nothing for a
+   * what the events of a subscription chunk will ask for one at a time (see modules/common/load-together.ts); nothing for a
    * request.
    */
   constructor(em: () => TenantSafeEntityManager, revealWith: SecretCipher | null, together: LoadTogether = NOTHING_TOGETHER) {

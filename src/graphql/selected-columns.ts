@@ -1,5 +1,6 @@
 // Which columns of a row a GraphQL selection needs, so that a listing reads only those (a dashboard asking for
-// `uuid name status` must not read a 3.6 KB jsonb resource spec per row).
+// `uuid name status` must not read a 3.6 KB jsonb resource spec per row). The answer reaches the domain as plain
+// data (modules/common/selection.ts): its columns, and which relations are shown with what columns.
 //
 // Fields declare what they read (`columnsOf`): the columns of the row they resolve from, and for a field whose
 // value is built from the same row (a value object stored in the row's columns), the columns of its own
@@ -17,6 +18,7 @@ import {
   type FieldNode, type GraphQLObjectType, type GraphQLResolveInfo, type OperationDefinitionNode,
 } from 'graphql';
 import { collectSubfields } from 'graphql/execution/collectFields.js';
+import type { SelectedColumns, Selection } from '../modules/common/selection.ts';
 
 /** What a field reads of its parent's row (`extensions` of a Pothos field). */
 export interface ColumnsExtension {
@@ -93,17 +95,33 @@ function oncePerDocument<T>(info: GraphQLResolveInfo, key: string, work: () => T
   return answer;
 }
 
-/** Whether the selection reaches `path` from the resolver's own field (field names, any alias). */
-export function isSelected(info: GraphQLResolveInfo, path: readonly string[]): boolean {
-  return oncePerDocument(info, `selected:${path.join('.')}`, () => (selectionAt(info, path)?.nodes.length ?? 0) > 0);
-}
-
 /**
  * The columns the selection at `path` needs, or undefined for "every column" (a selected field that declares
  * nothing). The repository adds what it always reads itself.
  */
-export function selectedColumns(info: GraphQLResolveInfo, path: readonly string[]): readonly string[] | undefined {
+export function selectedColumns(info: GraphQLResolveInfo, path: readonly string[]): SelectedColumns {
   return oncePerDocument(info, `columns:${path.join('.')}`, () => columnsSelectedAt(info, path));
+}
+
+/**
+ * What the selection at `path` shows of each row: its columns (as selectedColumns), and of `relations` (fields
+ * of the row's type) those it selects, each with its own columns.
+ */
+export function selectionOf(info: GraphQLResolveInfo, path: readonly string[], relations: readonly string[]): Selection {
+  return oncePerDocument(info, `selection:${path.join('.')}|${relations.join()}`, () => {
+    const shown: Record<string, Selection> = {};
+    for (const relation of relations) {
+      const at = [...path, relation];
+      if ((selectionAt(info, at)?.nodes.length ?? 0) > 0) shown[relation] = Object.freeze({ columns: frozenColumnsAt(info, at), relations: {} });
+    }
+    return { columns: frozenColumnsAt(info, path), relations: Object.freeze(shown) };
+  });
+}
+
+/** Frozen all the way down, as what is kept must be (oncePerDocument freezes only its answer's top). */
+function frozenColumnsAt(info: GraphQLResolveInfo, path: readonly string[]): SelectedColumns {
+  const columns = columnsSelectedAt(info, path);
+  return columns && Object.freeze(columns);
 }
 
 function columnsSelectedAt(info: GraphQLResolveInfo, path: readonly string[]): string[] | undefined {

@@ -10,7 +10,7 @@ import { CopyText } from './copy-text.ts';
 import type { SectionName } from './document.schema.ts';
 import { readDocument } from './document-reader.ts';
 import { ImportError } from './import-error.ts';
-import { deploymentRows, integrationRows, tagRows, tenantRow, type StagedSecret } from './staged-rows.ts';
+import { stagedDeploymentRows, stagedIntegrationRows, stagedTagRows, stagedTenantRow, type StagedSecret } from './staged-rows.ts';
 import { DEPLOYMENT_TABLE_NAMES, TENANCY_TABLE_NAMES, type StagingTable } from './staging-tables.ts';
 import { validateRecord, type ValidRecord } from './validate-record.ts';
 
@@ -81,22 +81,22 @@ export class BatchPreparer {
     const b = this.#buffers;
     switch (record.section) {
       case 'tenants':
-        b.import_tenant.add(tenantRow(record.value, record.index));
+        b.import_tenant.add(stagedTenantRow(record.value, record.index));
         break;
       case 'tags': {
-        const { tag, values } = tagRows(record.value, record.index);
+        const { tag, values } = stagedTagRows(record.value, record.index);
         b.import_tag.add(tag);
         for (const value of values) b.import_tag_value.add(value);
         break;
       }
       case 'integrations': {
-        const { integration, repositories } = integrationRows(record.value, record.index);
+        const { integration, repositories } = stagedIntegrationRows(record.value, record.index);
         b.import_integration.add(integration);
         for (const repository of repositories) b.import_repository.add(repository);
         break;
       }
       case 'deployments': {
-        const rows = deploymentRows(record.value, record.index);
+        const rows = stagedDeploymentRows(record.value, record.index);
         b.import_deployment.add(rows.deployment);
         for (const row of rows.secretReferences) b.import_secret_reference.add(row);
         for (const row of rows.tagLinks) b.import_tag_link.add(row);

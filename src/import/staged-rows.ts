@@ -1,5 +1,5 @@
-// The staging rows (staging-tables.ts) of one checked record: the values the old unit-of-work importer gave
-// its entities, in the form PostgreSQL stores them. Configuration objects are stored as jsonb with the legacy
+// The rows of the import's own staging tables (staging-tables.ts) for one checked record of the document: the
+// values the old unit-of-work importer gave its entities, in the form PostgreSQL stores them. Configuration objects are stored as jsonb with the legacy
 // keys and every declared key present (null when absent), exactly as MikroORM wrote the embeddables: a key
 // dropped from a record is cleared, not kept. Secrets are sealed by the staging writer (it first asks which
 // stored values are already up to date).
@@ -40,11 +40,11 @@ function resourceSpecJson(spec: unknown): string | null {
   return JSON.stringify(filled);
 }
 
-export function tenantRow(tenant: ImportedTenant, position: number): StagedRow<'import_tenant'> {
+export function stagedTenantRow(tenant: ImportedTenant, position: number): StagedRow<'import_tenant'> {
   return { position, id: tenant.id, name: tenant.name };
 }
 
-export function tagRows(tag: ImportedTag, position: number) {
+export function stagedTagRows(tag: ImportedTag, position: number) {
   return {
     tag: { position, tenant_id: tag.tenant_id, key: tag.key } satisfies StagedRow<'import_tag'>,
     values: tag.values.map((value, j): StagedRow<'import_tag_value'> => ({
@@ -53,7 +53,7 @@ export function tagRows(tag: ImportedTag, position: number) {
   };
 }
 
-export function integrationRows(integration: ImportedIntegration, position: number) {
+export function stagedIntegrationRows(integration: ImportedIntegration, position: number) {
   const { id, tenant_id } = integration;
   return {
     integration: {
@@ -68,7 +68,7 @@ export function integrationRows(integration: ImportedIntegration, position: numb
 }
 
 /** A revision without `source` takes its deployment's; without `updated_at`, its `created_at` (docs/decisions.md#revisions). */
-function revisionRow(revision: ImportedRevision, j: number, deployment: ImportedDeployment, position: number): StagedRow<'import_revision'> {
+function stagedRevisionRow(revision: ImportedRevision, j: number, deployment: ImportedDeployment, position: number): StagedRow<'import_revision'> {
   return {
     deployment_position: position, position: j, id: revision.id, deployment_id: deployment.id, tenant_id: deployment.tenant_id,
     status: revision.status, source: revision.source ?? deployment.source,
@@ -78,7 +78,7 @@ function revisionRow(revision: ImportedRevision, j: number, deployment: Imported
   };
 }
 
-export function deploymentRows(deployment: ImportedDeployment, position: number) {
+export function stagedDeploymentRows(deployment: ImportedDeployment, position: number) {
   const { id, tenant_id } = deployment;
   const owned = { deployment_position: position, deployment_id: id, tenant_id };
   const { resource_spec: resourceSpec, deployment_type: deploymentType, ...sourceConfig } = deployment.source_config;
@@ -99,8 +99,8 @@ export function deploymentRows(deployment: ImportedDeployment, position: number)
       ...owned, position: j, name: ref.name, secret_name: ref.secret_name, secret_key: ref.secret_key,
     })),
     tagLinks: deployment.tag_value_ids.map((tagValueId, j): StagedRow<'import_tag_link'> => ({ ...owned, position: j, tag_value_id: tagValueId })),
-    revisions: deployment.revisions.map((revision, j) => revisionRow(revision, j, deployment, position)),
+    revisions: deployment.revisions.map((revision, j) => stagedRevisionRow(revision, j, deployment, position)),
   };
 }
 
-export type StagedSecret = ReturnType<typeof deploymentRows>['secrets'][number];
+export type StagedSecret = ReturnType<typeof stagedDeploymentRows>['secrets'][number];

@@ -1,5 +1,6 @@
 // GET /v2/deployments (the `deployments` query with the legacy parameters) and GET /v2/deployments/{deployment_id}
-// (the `deployment` query): deployment records as the legacy JSON.
+// (the `deployment` query): deployment records as the legacy JSON, made here at the edge from the GraphQL answer
+// (the Deployment type over the read model). Nothing else in the service makes that JSON.
 import { graphqlSelectionFor } from '../modules/common/legacy-json.ts';
 import { DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES } from '../modules/deployments/deployment-enums.ts';
 import { deploymentRecordSchema } from '../modules/deployments/deployment-record.schema.ts';
@@ -21,7 +22,8 @@ const listDocument = `query LegacyListDeployments($filter: DeploymentFilter, $li
   }
 }`;
 
-interface RecordFromGraphQL {
+/** A deployment record (docs/legacy-api.md#deployment-record), as the route's document selects it. */
+interface LegacyDeploymentJson {
   source: string;
   source_config: { deployment_type: string };
   secrets: { name: string; value: string | null }[];
@@ -31,7 +33,7 @@ interface RecordFromGraphQL {
 // GraphQL enum names are upper case; the legacy values are the lower-case ones they stand for. The record is
 // the route's own (made by this request's execution), so it is changed in place: each key keeps its place, and
 // a page of 100 makes no second copy of its records.
-function toLegacyRecord(record: RecordFromGraphQL): RecordFromGraphQL {
+function toLegacyJson(record: LegacyDeploymentJson): LegacyDeploymentJson {
   record.source_config.deployment_type = record.source_config.deployment_type.toLowerCase();
   for (const secret of record.secrets) secret.value ??= MASKED_SECRET;
   record.source = record.source.toLowerCase();
@@ -68,8 +70,8 @@ export const listDeploymentsRoute: RestRoute = {
     },
   }),
   respond: (data, { values }) => {
-    const page = data.deployments as { resources: RecordFromGraphQL[]; offset: number };
-    return { status: 200, body: { resources: page.resources.map(toLegacyRecord), offset: nextOffset(values, page.offset) } };
+    const page = data.deployments as { resources: LegacyDeploymentJson[]; offset: number };
+    return { status: 200, body: { resources: page.resources.map(toLegacyJson), offset: nextOffset(values, page.offset) } };
   },
   responseSchema: legacyResponseSchema('DeploymentList'),
 };
@@ -92,7 +94,7 @@ export const getDeploymentRoute: RestRoute = {
 }`,
   variables: ({ values }) => ({ id: values.deployment_id }),
   respond: (data, { values }) => (data.deployment
-    ? { status: 200, body: toLegacyRecord(data.deployment as RecordFromGraphQL) }
+    ? { status: 200, body: toLegacyJson(data.deployment as LegacyDeploymentJson) }
     : deploymentNotFound(values.deployment_id)),
   responseSchema: legacyResponseSchema('Deployment'),
   notFound: DEPLOYMENT_NOT_FOUND,

@@ -10,13 +10,14 @@ import type { RestRoute } from './rest-route.ts';
 
 const recordSelection = graphqlSelectionFor(revisionRecordSchema, { id: 'uuid' });
 
-interface RevisionFromGraphQL {
+/** A Revision record (docs/legacy-api.md#revision-record), as the route's document selects it. */
+interface LegacyRevisionJson {
   source: string;
   [key: string]: unknown;
 }
 
 // GraphQL enum names are upper case; the legacy `source` is the lower-case value it stands for.
-const toLegacyRecord = (revision: RevisionFromGraphQL) => ({ ...revision, source: revision.source.toLowerCase() });
+const toLegacyJson = (revision: LegacyRevisionJson) => ({ ...revision, source: revision.source.toLowerCase() });
 
 export const listRevisionsRoute: RestRoute = {
   path: '/v2/deployments/{deployment_id}/revisions',
@@ -45,8 +46,8 @@ export const listRevisionsRoute: RestRoute = {
   }),
   respond: (data, { values }) => {
     if (!data.deployment) return deploymentNotFound(values.deployment_id);
-    const page = data.deployment.revisionPage as { resources: RevisionFromGraphQL[]; offset: number };
-    return { status: 200, body: { resources: page.resources.map(toLegacyRecord), offset: nextOffset(values, page.offset) } };
+    const page = data.deployment.revisionPage as { resources: LegacyRevisionJson[]; offset: number };
+    return { status: 200, body: { resources: page.resources.map(toLegacyJson), offset: nextOffset(values, page.offset) } };
   },
   responseSchema: legacyResponseSchema('RevisionList'),
   notFound: DEPLOYMENT_NOT_FOUND,
@@ -68,7 +69,7 @@ export const getRevisionRoute: RestRoute = {
   respond: (data, { values }) => {
     if (!data.deployment) return deploymentNotFound(values.deployment_id);
     if (!data.deployment.revision) return { status: 404, body: { detail: `Revision ID ${String(values.revision_id)} not found.` } };
-    return { status: 200, body: toLegacyRecord(data.deployment.revision as RevisionFromGraphQL) };
+    return { status: 200, body: toLegacyJson(data.deployment.revision as LegacyRevisionJson) };
   },
   responseSchema: legacyResponseSchema('Revision'),
   notFound: `${DEPLOYMENT_NOT_FOUND} \`Revision ID <revision_id> not found.\`: the deployment has no revision of that id.`,

@@ -6,6 +6,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabaseIfMissing, migrate } from '../../src/db/database.ts';
 import { createOrmConfig, type AppOrm } from '../../src/db/orm-config.ts';
+import { entities } from '../../src/modules/entities.ts';
 import { SecretCipher } from '../../src/modules/secrets/secret-cipher.ts';
 import { revokeApiKey } from '../../src/modules/tenancy/api-key.service.ts';
 import { ACME, GLOBEX_DEPLOYMENT, importFixture, issueKey } from '../support/fixtures.ts';
@@ -61,7 +62,7 @@ const addDeployment = async (name: string) => {
 beforeAll(async () => {
   pair = await startStreamingPair();
   await createDatabaseIfMissing(pair.primaryUrl('postgres'), 'gateway');
-  primary = (await MikroORM.init(createOrmConfig({ clientUrl: pair.primaryUrl('gateway'), poolMax: 2 }))) as unknown as AppOrm;
+  primary = (await MikroORM.init(createOrmConfig({ entities, clientUrl: pair.primaryUrl('gateway'), poolMax: 2 }))) as unknown as AppOrm;
   await migrate(primary);
   await importFixture(primary.em.fork(), cipher);
   key = await issueKey(primary.em, [ACME], true);

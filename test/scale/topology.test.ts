@@ -16,6 +16,7 @@ import { SecretCipher } from '../../src/modules/secrets/secret-cipher.ts';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { createDatabaseIfMissing, migrate } from '../../src/db/database.ts';
 import { createOrmConfig, type AppOrm } from '../../src/db/orm-config.ts';
+import { entities } from '../../src/modules/entities.ts';
 
 const SECRETS_KEY = randomBytes(32);
 /** Per key and minute, for the whole deployment (Redis): high enough for the load below, spent on purpose once. */
@@ -74,7 +75,7 @@ const post = (at: string, query: string, key: string) => send(at, '/graphql', ke
 beforeAll(async () => {
   pair = await startStreamingPair();
   await createDatabaseIfMissing(pair.primaryUrl('postgres'), 'gateway');
-  primary = (await MikroORM.init(createOrmConfig({ clientUrl: directUrl(), poolMax: 2 }))) as unknown as AppOrm;
+  primary = (await MikroORM.init(createOrmConfig({ entities, clientUrl: directUrl(), poolMax: 2 }))) as unknown as AppOrm;
   await migrate(primary);
   await importFixture(primary.em.fork(), new SecretCipher(SECRETS_KEY));
   // One at a time, each kept as soon as it runs: afterAll stops whatever started, also after a failure.

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { migrate } from '../../src/db/database.ts';
 import { createOrmConfig, type AppOrm } from '../../src/db/orm-config.ts';
+import { entities } from '../../src/modules/entities.ts';
 import { urlForDatabase } from './test-database.ts';
 
 export interface CollatedDatabase {
@@ -37,7 +38,7 @@ export async function createIcuTestDatabase(icuLocale: string): Promise<Collated
     }
   });
   if (!created) return null;
-  const orm = (await MikroORM.init(createOrmConfig({ clientUrl: urlForDatabase(inject('postgresMaintenanceUrl'), name), poolMax: 2 }))) as unknown as AppOrm;
+  const orm = (await MikroORM.init(createOrmConfig({ entities, clientUrl: urlForDatabase(inject('postgresMaintenanceUrl'), name), poolMax: 2 }))) as unknown as AppOrm;
   await migrate(orm);
   return {
     orm,

@@ -7,6 +7,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { createApp } from '../../src/app.ts';
 import { DatabaseNotifications } from '../../src/db/database-notifications.ts';
 import { createOrmConfig, type AppOrm } from '../../src/db/orm-config.ts';
+import { entities } from '../../src/modules/entities.ts';
 import { DEPLOYMENT_CHANGE_CHANNEL } from '../../src/modules/deployments/live/change-notifications.ts';
 import { SecretCipher } from '../../src/modules/secrets/secret-cipher.ts';
 import { ApiKeyCache } from '../../src/modules/tenancy/api-key-cache.ts';
@@ -19,7 +20,7 @@ export interface Measurement {
 }
 
 const clientUrl = process.env.DATABASE_URL!;
-const orm = (await MikroORM.init(createOrmConfig({ clientUrl }))) as unknown as AppOrm;
+const orm = (await MikroORM.init(createOrmConfig({ entities, clientUrl }))) as unknown as AppOrm;
 const notifications = new DatabaseNotifications([REVOCATION_CHANNEL, DEPLOYMENT_CHANGE_CHANNEL]);
 const apiKeys = new ApiKeyCache();
 apiKeys.listenTo(notifications);

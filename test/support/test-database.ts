@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { createDatabaseIfMissing, migrate } from '../../src/db/database.ts';
 import { createOrmConfig, type AppOrm } from '../../src/db/orm-config.ts';
+import { entities } from '../../src/modules/entities.ts';
 
 export interface TestDatabase {
   name: string;
@@ -27,7 +28,7 @@ export async function createTestDatabase(options: { migrated?: boolean; onQuery?
   const name = `test_${randomBytes(6).toString('hex')}`;
   await createDatabaseIfMissing(maintenanceUrl, name);
   const url = urlForDatabase(maintenanceUrl, name);
-  const orm = (await MikroORM.init(createOrmConfig({ clientUrl: url, poolMax: 4, onQuery: options.onQuery, onStatement: options.onStatement }))) as unknown as AppOrm;
+  const orm = (await MikroORM.init(createOrmConfig({ entities, clientUrl: url, poolMax: 4, onQuery: options.onQuery, onStatement: options.onStatement }))) as unknown as AppOrm;
   if (options.migrated ?? true) await migrate(orm);
   const raw = new pg.Pool({ connectionString: url, max: 2 });
   return {

@@ -5,6 +5,7 @@
 // (see docs/performance.md).
 import type { EntityName, QueryOrderMap } from '@mikro-orm/postgresql';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
+import type { SelectedColumns } from './selection.ts';
 import { statementTemplates, type LeanQuery } from './statement-templates.ts';
 
 /**
@@ -65,12 +66,12 @@ export function leanRows<Row>(
 const propertyOfColumnByEntity = new WeakMap<object, Map<string, string>>();
 
 /**
- * The entity properties to select for `always` and `columns` (as lean rows name them); undefined columns (a
- * selection that declares nothing, see graphql/selected-columns.ts) stay undefined: every column. A column
- * the entity does not map is a programming error, and throws.
+ * The entity properties to select for `always` and `columns` (as lean rows name them, see common/selection.ts);
+ * undefined columns stay undefined: every column. A column the entity does not map is a programming error,
+ * and throws.
  */
 export function propertiesOfColumns(
-  em: TenantSafeEntityManager, entity: EntityName<any>, columns: readonly string[] | undefined, always: readonly string[],
+  em: TenantSafeEntityManager, entity: EntityName<any>, columns: SelectedColumns, always: readonly string[],
 ): string[] | undefined {
   if (!columns) return undefined;
   const meta = em.getMetadata().find(entity)!;

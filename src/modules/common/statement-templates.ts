@@ -14,7 +14,8 @@
 // a tenant from one request to another, and an EntityManager without a tenant still throws.
 import { RawQueryFragment, type EntityName } from '@mikro-orm/postgresql';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
-import { scopedTenantId, TENANT_FILTER } from './tenant-scope.ts';
+import { TENANT_FILTER } from '../../db/tenant-filter.ts';
+import { scopedTenantId } from './tenant-scope.ts';
 
 export interface LeanQuery {
   /** Relations of the root (alias `e`) joined with their target entity's filters, the tenant's included. */

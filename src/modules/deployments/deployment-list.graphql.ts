@@ -8,15 +8,15 @@ import {
   checkOffsetPage, connectionOf, connectionSlice, DEFAULT_PAGE_SIZE, EMPTY_CONNECTION, MAX_PAGE_SIZE, type ConnectionArgs,
 } from '../../graphql/paging.ts';
 import { countedConnection, offsetPageRef } from '../../graphql/page-types.ts';
-import { selectedColumns } from '../../graphql/selected-columns.ts';
+import { selectionOf } from '../../graphql/selected-columns.ts';
 import { listingCursors } from '../common/listing-position.ts';
 import { DeploymentSchema, type Deployment } from './deployment.entity.ts';
-import type { DeploymentRow } from './deployment-row.ts';
+import type { DeploymentReadModel } from './deployment-read-model.ts';
 import { timestampFromText } from '../common/lean-rows.ts';
 import { DeploymentFilterInput, resolveDeploymentFilter } from './deployment-filter.graphql.ts';
 import { MATCHES_NOTHING } from './deployment-filter.ts';
 import { DeploymentRef } from './deployment.graphql.ts';
-import { readSecretsWithPage } from './secrets-with-page.ts';
+import { READ_WITH_PAGE, readSecretsWithPage } from './secrets-with-page.ts';
 
 export const deploymentCursors = listingCursors('deployment');
 
@@ -41,8 +41,9 @@ builder.queryField('deployments', (t) =>
       if (where === MATCHES_NOTHING) return { resources: [], offset, hasNextPage: false, countTotal: async () => 0 };
       const repository = ctx.em().getRepository(DeploymentSchema);
       // Only the columns the selected fields of `resources` read (all of them for REST's full record).
-      const { deployments, more } = await repository.findPage(where, limit, offset, selectedColumns(info, ['resources']));
-      await readSecretsWithPage(ctx, info, ['resources'], deployments);
+      const page = selectionOf(info, ['resources'], READ_WITH_PAGE);
+      const { deployments, more } = await repository.findPage(where, limit, offset, page.columns);
+      await readSecretsWithPage(page, deployments, () => ctx.loaders.deployments);
       return { resources: deployments, offset: offset + deployments.length, hasNextPage: more, countTotal: () => repository.countMatching(where) };
     },
   }));
@@ -68,10 +69,11 @@ async function deploymentConnection(
   const slice = connectionSlice(args, deploymentCursors.decode);
   if (where === MATCHES_NOTHING) return EMPTY_CONNECTION;
   const repository = ctx.em().getRepository(DeploymentSchema);
-  const { deployments, more } = await repository.findSlice(where, slice.range, slice.from, slice.count, selectedColumns(info, ['edges', 'node']));
-  await readSecretsWithPage(ctx, info, ['edges', 'node'], deployments);
+  const page = selectionOf(info, ['edges', 'node'], READ_WITH_PAGE);
+  const { deployments, more } = await repository.findSlice(where, slice.range, slice.from, slice.count, page.columns);
+  await readSecretsWithPage(page, deployments, () => ctx.loaders.deployments);
   // The far side of the slice is read only when a cursor bounds it there (otherwise the slice starts the list).
   const beyondFarSide = slice.farCursor ? await repository.existsFrom(where, slice.farCursor, slice.from === 'end' ? 'after' : 'before') : false;
-  const cursorOf = (node: DeploymentRow) => deploymentCursors.encode({ createdAt: timestampFromText(node.created_at), id: node.id });
+  const cursorOf = (node: DeploymentReadModel) => deploymentCursors.encode({ createdAt: timestampFromText(node.created_at), id: node.id });
   return { ...connectionOf(deployments, cursorOf, slice, more, beyondFarSide), countTotal: () => repository.countMatching(where) };
 }

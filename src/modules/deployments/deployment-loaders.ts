@@ -7,15 +7,15 @@
 // promise (the loader's, the resolver's, graphql-jit's wait for it): four hundred for a page of 100 showing both.
 import DataLoader from 'dataloader';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
-import { loaderTogether, type LoadTogether } from '../../graphql/load-together.ts';
+import { loaderTogether, type LoadTogether } from '../common/load-together.ts';
 import type { SecretCipher } from '../secrets/secret-cipher.ts';
 import { DeploymentSchema } from './deployment.entity.ts';
-import type { DeploymentRow, SecretReferenceRow, SecretRow } from './deployment-row.ts';
+import type { DeploymentReadModel, SecretReferenceReadModel, SecretReadModel } from './deployment-read-model.ts';
 import { secretsAndReferencesOf, type SecretsOfDeployment } from './secret-listing.ts';
 import { revealValues } from './secret-values.ts';
 
 export class DeploymentLoaders {
-  readonly byId: DataLoader<string, DeploymentRow | null>;
+  readonly byId: DataLoader<string, DeploymentReadModel | null>;
   readonly secretsAndReferences: DataLoader<string, SecretsOfDeployment>;
   /**
    * As secretsAndReferences (the same rows, read by its statement), each secret with its value decrypted (null:
@@ -53,7 +53,7 @@ export class DeploymentLoaders {
   }
 
   /** A deployment's secrets, values revealed when `revealValues` and the caller may see them: at once if read with its page. */
-  secretsOf(id: string, revealValues: boolean): SecretRow[] | Promise<SecretRow[]> {
+  secretsOf(id: string, revealValues: boolean): SecretReadModel[] | Promise<SecretReadModel[]> {
     const revealed = revealValues && this.revealedSecrets !== null;
     const withPage = this.#withPage.get(id);
     if (withPage && (withPage.revealed || !revealed)) return withPage.listed.secrets;
@@ -61,7 +61,7 @@ export class DeploymentLoaders {
   }
 
   /** A deployment's secret references: at once if read with its page. */
-  referencesOf(id: string): SecretReferenceRow[] | Promise<SecretReferenceRow[]> {
+  referencesOf(id: string): SecretReferenceReadModel[] | Promise<SecretReferenceReadModel[]> {
     return this.#withPage.get(id)?.listed.references ?? this.secretsAndReferences.load(id).then((listed) => listed.references);
   }
 }

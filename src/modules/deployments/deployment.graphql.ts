@@ -3,18 +3,17 @@ import { uuidOfArgument } from '../../graphql/global-id.ts';
 import { loadNodes } from '../../graphql/loaders.ts';
 import { columnsOf, fromSameRow, keyOf } from '../../graphql/selected-columns.ts';
 import { IntegrationRef } from '../integrations/integration.graphql.ts';
-import type { DeploymentRow } from './deployment-row.ts';
+import type { DeploymentReadModel } from './deployment-read-model.ts';
 import { timestampFromText } from '../common/lean-rows.ts';
 import { DeploymentSourceEnum, DeploymentStatusEnum } from './deployment-enums.graphql.ts';
-import { SecretRef, SecretReferenceRef } from './secret.graphql.ts';
-import { selectsSecretValues } from './secret-values.ts';
+import { SecretRef, SecretReferenceRef, selectsSecretValues } from './secret.graphql.ts';
 import { SourceConfigRef, SourceConfigView, SourceRevisionConfigRef, SourceRevisionConfigView } from './source-config.graphql.ts';
 import { TagValueRef } from './tag.graphql.ts';
 
 // A deployment's revisions are fields of the revisions domain (revisions/deployment-revisions.graphql.ts).
 // Declared before it is implemented, so types that point at each other need no inference cycle.
 // Each field says which columns of the row it reads (`extensions`): a listing reads only what is selected.
-export const DeploymentRef = builder.objectRef<DeploymentRow>('Deployment');
+export const DeploymentRef = builder.objectRef<DeploymentReadModel>('Deployment');
 
 builder.node(DeploymentRef, {
   description: 'An application deployed by the service, built from a repository, an image or a source archive.',

@@ -4,20 +4,21 @@
 import { raw, type FilterQuery, type QueryOrderMap, type RawQueryFragment } from '@mikro-orm/postgresql';
 import { inRequestedOrder } from '../common/batch-results.ts';
 import { leanRows } from '../common/lean-rows.ts';
+import type { SelectedColumns } from '../common/selection.ts';
 import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
 import type { Deployment } from './deployment.entity.ts';
 import { DeploymentSchema } from './deployment.entity.ts';
 import {
   listedAtOrAfter, listedAtOrBefore, withinRange, type KeysetRange, type ListingPosition,
 } from '../common/listing-position.ts';
-import type { DeploymentRow } from './deployment-row.ts';
+import type { DeploymentReadModel } from './deployment-read-model.ts';
 
 const LISTING_ORDER: QueryOrderMap<Deployment>[] = [{ createdAt: 'desc' }, { id: 'desc' }];
 const REVERSED_ORDER: QueryOrderMap<Deployment>[] = [{ createdAt: 'asc' }, { id: 'asc' }];
 
 /**
  * The columns of a deployment row (as the lean rows name them), by the entity property that maps each. A
- * listing reads only those its caller asks for (see graphql/selected-columns.ts); none asked: all of them.
+ * listing reads only those its caller asks for (see common/selection.ts); none asked: all of them.
  */
 const PROPERTY_OF_COLUMN = {
   id: 'id', tenant_id: 'tenant', name: 'name', status: 'status', source: 'source', deployment_type: 'deploymentType',
@@ -38,10 +39,10 @@ const KEYED_COLUMNS = new Set<DeploymentColumn>(['resource_spec', 'source_config
 
 /**
  * What a listing selects for the given columns: entity properties, and for a jsonb column asked for as some of
- * its keys only (`column.key`, see graphql/selected-columns.ts), an object with just those keys, built by
+ * its keys only (`column.key`, see common/selection.ts), an object with just those keys, built by
  * PostgreSQL, or null where the column is (a missing key and a null one read the same: null).
  */
-function selectionFor(columns: readonly string[] | undefined): (string | RawQueryFragment)[] | undefined {
+function selectionFor(columns: SelectedColumns): (string | RawQueryFragment)[] | undefined {
   if (!columns) return undefined;
   const properties = new Set<string>(ALWAYS_READ.map((column) => PROPERTY_OF_COLUMN[column]));
   const keysOf = new Map<DeploymentColumn, Set<string>>();
@@ -71,7 +72,7 @@ function selectionFor(columns: readonly string[] | undefined): (string | RawQuer
 }
 
 export interface DeploymentSlice {
-  deployments: DeploymentRow[];
+  deployments: DeploymentReadModel[];
   /** Whether the list goes on beyond the slice in the direction it was read. */
   more: boolean;
 }
@@ -80,15 +81,15 @@ export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
   /** Rows with the given columns only (`columns` undefined: every column). */
   private async rows(
     where: FilterQuery<Deployment>,
-    options: { orderBy?: QueryOrderMap<Deployment>[]; limit?: number; offset?: number; columns?: readonly string[] },
+    options: { orderBy?: QueryOrderMap<Deployment>[]; limit?: number; offset?: number; columns?: SelectedColumns },
   ) {
     const { columns, ...query } = options;
-    // The timestamps stay text until a field reads them (deployment-row.ts).
-    return leanRows<DeploymentRow>(this.tenantSafeEm, DeploymentSchema, where, { ...query, fields: selectionFor(columns) } as never);
+    // The timestamps stay text until a field reads them (deployment-read-model.ts).
+    return leanRows<DeploymentReadModel>(this.tenantSafeEm, DeploymentSchema, where, { ...query, fields: selectionFor(columns) } as never);
   }
 
   /** One row per requested id, in the same order, or null where the tenant has no such deployment. */
-  async findRowsByIds(ids: readonly string[]): Promise<(DeploymentRow | null)[]> {
+  async findRowsByIds(ids: readonly string[]): Promise<(DeploymentReadModel | null)[]> {
     if (ids.length === 0) return [];
     return inRequestedOrder(ids, await this.rows({ id: { $in: [...new Set(ids)] } }, {}), (row) => row.id);
   }
@@ -97,7 +98,7 @@ export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
    * Those of `ids` that match `where` (as a listing with that filter would show them), with only `columns`
    * read, as for `findPage`: a subscription checks the deployments that changed against its filter.
    */
-  findMatchingRows(where: FilterQuery<Deployment>, ids: readonly string[], columns?: readonly string[]): Promise<DeploymentRow[]> {
+  findMatchingRows(where: FilterQuery<Deployment>, ids: readonly string[], columns?: SelectedColumns): Promise<DeploymentReadModel[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return this.rows({ $and: [where, { id: { $in: [...new Set(ids)] } }] }, { columns });
   }
@@ -106,7 +107,7 @@ export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
    * `limit` deployments from `offset`; one extra row is read to tell whether another page follows. Only
    * `columns` are read (and the id and creation time); the other properties of the rows are absent.
    */
-  async findPage(where: FilterQuery<Deployment>, limit: number, offset: number, columns?: readonly string[]): Promise<DeploymentSlice> {
+  async findPage(where: FilterQuery<Deployment>, limit: number, offset: number, columns?: SelectedColumns): Promise<DeploymentSlice> {
     const rows = await this.rows(where, { orderBy: LISTING_ORDER, limit: limit + 1, offset, columns });
     return { deployments: rows.slice(0, limit), more: rows.length > limit };
   }
@@ -116,7 +117,7 @@ export class DeploymentRepository extends TenantOwnedRepository<Deployment> {
    * positions, in listing order; only `columns` are read, as for `findPage`.
    */
   async findSlice(
-    where: FilterQuery<Deployment>, range: KeysetRange, from: 'start' | 'end', count: number, columns?: readonly string[],
+    where: FilterQuery<Deployment>, range: KeysetRange, from: 'start' | 'end', count: number, columns?: SelectedColumns,
   ): Promise<DeploymentSlice> {
     const rows = await this.rows(withinRange(where, range), { orderBy: from === 'start' ? LISTING_ORDER : REVERSED_ORDER, limit: count + 1, columns });
     const deployments = rows.slice(0, count);

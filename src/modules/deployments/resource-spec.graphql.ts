@@ -7,7 +7,7 @@ import type {
 import { snakeCase } from '../common/legacy-json.ts';
 import { keyOf } from '../../graphql/selected-columns.ts';
 import { camelCaseViewClass, type CamelCaseView } from '../../graphql/field-views.ts';
-import type { StoredResourceSpec } from './deployment-row.ts';
+import type { StoredResourceSpec } from './deployment-read-model.ts';
 
 type Described = Record<string, string>;
 

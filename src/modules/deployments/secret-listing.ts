@@ -4,14 +4,14 @@
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
 import { scopedTenantId } from '../common/tenant-scope.ts';
 import { uuidLiterals } from '../common/uuid.ts';
-import type { SecretReferenceRow, SecretRow } from './deployment-row.ts';
+import type { SecretReferenceReadModel, SecretReadModel } from './deployment-read-model.ts';
 
 export interface SecretsOfDeployment {
-  secrets: SecretRow[];
-  references: SecretReferenceRow[];
+  secrets: SecretReadModel[];
+  references: SecretReferenceReadModel[];
 }
 
-type ListedRow = SecretRow & Partial<SecretReferenceRow> & { is_reference: boolean };
+type ListedRow = SecretReadModel & Partial<SecretReferenceReadModel> & { is_reference: boolean };
 
 /** Ciphertexts are read only when the caller may see secret values. `ids`: checked literals (uuidLiterals). */
 const statement = (withCiphertexts: boolean, ids: string) => `

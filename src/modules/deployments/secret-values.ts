@@ -3,36 +3,17 @@
 // one batch of the cipher (a page's worth is deciphered on its decryption thread, off the thread
 // that serves every request). Each row carries its outcome, so that `Secret.value` resolves at once: a
 // promise per value cost the serving thread more than deciphering them elsewhere saved.
-import type { GraphQLResolveInfo } from 'graphql';
-import { selectedColumns } from '../../graphql/selected-columns.ts';
 import type { SecretCipher } from '../secrets/secret-cipher.ts';
-import type { SecretRow } from './deployment-row.ts';
+import type { SecretReadModel } from './deployment-read-model.ts';
 
 /** The column `Secret.value` declares: the selection asks for values when it is among the selected columns. */
 export const VALUE_COLUMN = 'value_ciphertext';
 
 /** Decrypts the value of each secret row not decrypted yet, in one batch, and sets it (or why it has none) on the row. */
-export async function revealValues(cipher: SecretCipher, secrets: SecretRow[]): Promise<void> {
+export async function revealValues(cipher: SecretCipher, secrets: SecretReadModel[]): Promise<void> {
   const pending = secrets.filter((secret) => secret.revealed === undefined && secret.value_ciphertext);
   const outcomes = await cipher.decryptMany(pending.map((secret) => ({
     stored: secret.value_ciphertext!, slot: { deploymentId: secret.deployment_id, name: secret.name }, keyFingerprint: secret.key_fingerprint ?? null,
   })));
   pending.forEach((secret, i) => (secret.revealed = outcomes[i]));
-}
-
-// Whether a `secrets` selection asks for values, per request (its variables may turn a field on or off) and
-// per field node: asked once per deployment of a page, decided once.
-const decided = new WeakMap<object, WeakMap<object, boolean>>();
-
-/** Whether the `secrets` field being resolved selects `value` (or something that might: then yes). */
-export function selectsSecretValues(info: GraphQLResolveInfo): boolean {
-  let perRequest = decided.get(info.variableValues);
-  if (!perRequest) decided.set(info.variableValues, (perRequest = new WeakMap<object, boolean>()));
-  const node = info.fieldNodes[0]!;
-  let selects = perRequest.get(node);
-  if (selects === undefined) {
-    selects = selectedColumns(info, [])?.includes(VALUE_COLUMN) ?? true;
-    perRequest.set(node, selects);
-  }
-  return selects;
 }

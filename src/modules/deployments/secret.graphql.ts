@@ -1,10 +1,11 @@
 import { builder } from '../../graphql/builder.ts';
 import { secretUnreadable } from '../../graphql/errors.ts';
-import { columnsOf } from '../../graphql/selected-columns.ts';
+import type { GraphQLResolveInfo } from 'graphql';
+import { columnsOf, selectedColumns } from '../../graphql/selected-columns.ts';
 import { VALUE_COLUMN } from './secret-values.ts';
-import type { SecretReferenceRow, SecretRow } from './deployment-row.ts';
+import type { SecretReferenceReadModel, SecretReadModel } from './deployment-read-model.ts';
 
-export const SecretRef = builder.objectRef<SecretRow>('Secret').implement({
+export const SecretRef = builder.objectRef<SecretReadModel>('Secret').implement({
   description: 'A secret environment value of a deployment. Values are encrypted at rest.',
   fields: (t) => ({
     name: t.exposeString('name', { extensions: columnsOf('name'), description: 'Name of the secret.' }),
@@ -26,7 +27,7 @@ export const SecretRef = builder.objectRef<SecretRow>('Secret').implement({
   }),
 });
 
-export const SecretReferenceRef = builder.objectRef<SecretReferenceRow>('SecretReference').implement({
+export const SecretReferenceRef = builder.objectRef<SecretReferenceReadModel>('SecretReference').implement({
   description: 'An environment variable filled from a key of a named secret.',
   fields: (t) => ({
     name: t.exposeString('name', { description: 'Name of the environment variable.' }),
@@ -34,3 +35,20 @@ export const SecretReferenceRef = builder.objectRef<SecretReferenceRow>('SecretR
     secretKey: t.exposeString('secret_key', { description: 'Key within that secret.' }),
   }),
 });
+
+// Whether a `secrets` selection asks for values, per request (its variables may turn a field on or off) and
+// per field node: asked once per deployment of a page, decided once.
+const decided = new WeakMap<object, WeakMap<object, boolean>>();
+
+/** Whether the `secrets` field being resolved selects `value` (or something that might: then yes). */
+export function selectsSecretValues(info: GraphQLResolveInfo): boolean {
+  let perRequest = decided.get(info.variableValues);
+  if (!perRequest) decided.set(info.variableValues, (perRequest = new WeakMap<object, boolean>()));
+  const node = info.fieldNodes[0]!;
+  let selects = perRequest.get(node);
+  if (selects === undefined) {
+    selects = selectedColumns(info, [])?.includes(VALUE_COLUMN) ?? true;
+    perRequest.set(node, selects);
+  }
+  return selects;
+}

@@ -6,7 +6,7 @@ import { ResourceSpecRef, ResourceSpecView } from './resource-spec.graphql.ts';
 import { camelCaseViewClass } from '../../graphql/field-views.ts';
 import type {
   StoredListenerConfig, StoredResourceSpec, StoredSourceConfig, StoredSourceRevisionConfig,
-} from './deployment-row.ts';
+} from './deployment-read-model.ts';
 
 // The parents are views of the stored jsonb objects, whose keys are the legacy (snake_case) ones, under the
 // fields' names. SourceConfig is made from three columns of the deployment row; its fields say which one each

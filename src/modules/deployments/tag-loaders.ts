@@ -2,17 +2,17 @@
 // values of a page of keys and the values of a page of deployments, one statement each.
 import DataLoader from 'dataloader';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
-import { loaderTogether, type LoadTogether } from '../../graphql/load-together.ts';
+import { loaderTogether, type LoadTogether } from '../common/load-together.ts';
 import { TagKeySchema, TagValueSchema } from './tag.entity.ts';
-import type { TagKeyRow, TagValueRow } from './tag-row.ts';
+import type { TagKeyReadModel, TagValueReadModel } from './tag-read-model.ts';
 
 export class TagLoaders {
-  readonly keyById: DataLoader<string, TagKeyRow | null>;
-  readonly valueById: DataLoader<string, TagValueRow | null>;
-  readonly valuesOfKey: DataLoader<string, TagValueRow[]>;
-  readonly valuesOfDeployment: DataLoader<string, TagValueRow[]>;
+  readonly keyById: DataLoader<string, TagKeyReadModel | null>;
+  readonly valueById: DataLoader<string, TagValueReadModel | null>;
+  readonly valuesOfKey: DataLoader<string, TagValueReadModel[]>;
+  readonly valuesOfDeployment: DataLoader<string, TagValueReadModel[]>;
 
-  /** `together`: what the events of a subscription chunk will ask for (see graphql/load-together.ts). */
+  /** `together`: what the events of a subscription chunk will ask for (see common/load-together.ts). */
   constructor(em: TenantSafeEntityManager, together: LoadTogether) {
     const keys = em.getRepository(TagKeySchema);
     const values = em.getRepository(TagValueSchema);

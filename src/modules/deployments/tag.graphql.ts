@@ -1,10 +1,10 @@
 import { builder } from '../../graphql/builder.ts';
 import { loadNodes } from '../../graphql/loaders.ts';
 import { TagKeySchema } from './tag.entity.ts';
-import type { TagKeyRow, TagValueRow } from './tag-row.ts';
+import type { TagKeyReadModel, TagValueReadModel } from './tag-read-model.ts';
 
 // Declared before it is implemented, so types that point at each other need no inference cycle.
-export const TagKeyRef = builder.objectRef<TagKeyRow>('TagKey');
+export const TagKeyRef = builder.objectRef<TagKeyReadModel>('TagKey');
 
 builder.node(TagKeyRef, {
   description: 'A tag key of the tenant, such as `env`; its values label deployments.',
@@ -21,7 +21,7 @@ builder.node(TagKeyRef, {
   }),
 });
 
-export const TagValueRef = builder.objectRef<TagValueRow>('TagValue');
+export const TagValueRef = builder.objectRef<TagValueReadModel>('TagValue');
 
 builder.node(TagValueRef, {
   description: 'A value of a tag key, such as `env: production`. Filter deployments by it with `tagValueIds`.',

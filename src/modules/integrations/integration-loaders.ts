@@ -3,22 +3,23 @@
 // statement per selection.
 import DataLoader from 'dataloader';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
-import { loaderTogether, type LoadTogether } from '../../graphql/load-together.ts';
+import { loaderTogether, type LoadTogether } from '../common/load-together.ts';
 import { LoadersByArguments } from '../common/loaders-by-arguments.ts';
+import type { SelectedColumns } from '../common/selection.ts';
 import { IntegrationSchema } from './integration.entity.ts';
-import type { IntegrationRow, SourceRepositoryRow } from './integration-row.ts';
+import type { IntegrationReadModel, SourceRepositoryReadModel } from './integration-read-model.ts';
 import type { IntegrationQuery, IntegrationRepository } from './integration.repository.ts';
 import { SourceRepositorySchema } from './source-repository.entity.ts';
 import type { SourceRepositoryRepository } from './source-repository.repository.ts';
 
 export class IntegrationLoaders {
-  readonly byId: DataLoader<string, IntegrationRow | null>;
-  readonly repositoryById: DataLoader<string, SourceRepositoryRow | null>;
+  readonly byId: DataLoader<string, IntegrationReadModel | null>;
+  readonly repositoryById: DataLoader<string, SourceRepositoryReadModel | null>;
   private readonly integrations: IntegrationRepository;
   private readonly repositories: SourceRepositoryRepository;
-  private readonly listings = new LoadersByArguments<SourceRepositoryRow[]>();
+  private readonly listings = new LoadersByArguments<SourceRepositoryReadModel[]>();
 
-  /** `together`: what the events of a subscription chunk will ask for (see graphql/load-together.ts). */
+  /** `together`: what the events of a subscription chunk will ask for (see common/load-together.ts). */
   constructor(em: TenantSafeEntityManager, together: LoadTogether) {
     this.integrations = em.getRepository(IntegrationSchema);
     this.repositories = em.getRepository(SourceRepositorySchema);
@@ -27,17 +28,14 @@ export class IntegrationLoaders {
   }
 
   /** The tenant's integrations (see IntegrationRepository.list), kept for their repositories' `integration`. */
-  async list(query: IntegrationQuery): Promise<IntegrationRow[]> {
+  async list(query: IntegrationQuery): Promise<IntegrationReadModel[]> {
     const integrations = await this.integrations.list(query);
     for (const integration of integrations) this.byId.prime(integration.id, integration);
     return integrations;
   }
 
-  /**
-   * Per integration id, its repositories in the listing order, with the given columns only (undefined: every
-   * column; see graphql/selected-columns.ts).
-   */
-  repositoriesOf(columns: readonly string[] | undefined): DataLoader<string, SourceRepositoryRow[]> {
+  /** Per integration id, its repositories in the listing order, with the given columns only (see common/selection.ts). */
+  repositoriesOf(columns: SelectedColumns): DataLoader<string, SourceRepositoryReadModel[]> {
     return this.listings.for([columns?.toSorted() ?? null], (ids) => this.repositories.findRowsOfIntegrations(ids, columns));
   }
 }

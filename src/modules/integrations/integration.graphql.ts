@@ -6,7 +6,7 @@ import { uuidOfArgument } from '../../graphql/global-id.ts';
 import { loadNodes } from '../../graphql/loaders.ts';
 import { selectedColumns } from '../../graphql/selected-columns.ts';
 import type { IntegrationKind } from './integration-kinds.ts';
-import type { IntegrationRow } from './integration-row.ts';
+import type { IntegrationReadModel } from './integration-read-model.ts';
 import { RepositoryRef } from './source-repository.graphql.ts';
 
 export const IntegrationKindEnum = builder.enumType('IntegrationKind', {
@@ -18,7 +18,7 @@ export const IntegrationKindEnum = builder.enumType('IntegrationKind', {
 });
 
 // Declared before it is implemented, so types that point at each other need no inference cycle.
-export const IntegrationRef = builder.objectRef<IntegrationRow>('Integration');
+export const IntegrationRef = builder.objectRef<IntegrationReadModel>('Integration');
 
 builder.node(IntegrationRef, {
   description: 'A connection to a code host through which source repositories are reached.',

@@ -1,12 +1,12 @@
 import { builder } from '../../graphql/builder.ts';
 import { loadNodes } from '../../graphql/loaders.ts';
 import { columnsOf } from '../../graphql/selected-columns.ts';
-import type { SourceRepositoryRow } from './integration-row.ts';
+import type { SourceRepositoryReadModel } from './integration-read-model.ts';
 import { IntegrationRef } from './integration.graphql.ts';
 
 // Declared before it is implemented, so types that point at each other need no inference cycle.
 // Each field says which columns of the row it reads (`extensions`): a listing reads only what is selected.
-export const RepositoryRef = builder.objectRef<SourceRepositoryRow>('Repository');
+export const RepositoryRef = builder.objectRef<SourceRepositoryReadModel>('Repository');
 
 builder.node(RepositoryRef, {
   description: 'A source repository reachable through an integration; its fields feed a new deployment\'s source config.',

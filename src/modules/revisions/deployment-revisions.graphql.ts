@@ -13,10 +13,10 @@ import { DeploymentRef } from '../deployments/deployment.graphql.ts';
 import type { Revision } from './revision.entity.ts';
 import { RevisionFilterInput, RevisionRef } from './revision.graphql.ts';
 import { revisionWhere } from './revision-filter.ts';
-import type { RevisionRow } from './revision-row.ts';
+import type { RevisionReadModel } from './revision-read-model.ts';
 
 export const revisionCursors = listingCursors('revision');
-const cursorOf = (revision: RevisionRow) => revisionCursors.encode({ createdAt: revision.created_at, id: revision.id });
+const cursorOf = (revision: RevisionReadModel) => revisionCursors.encode({ createdAt: revision.created_at, id: revision.id });
 
 const RevisionPageRef = offsetPageRef('RevisionPage', RevisionRef, {
   page: 'One page of a deployment\'s revisions (the shape of GET /v2/deployments/{id}/revisions).',

@@ -4,19 +4,19 @@
 import type { FilterQuery } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
-import { loaderTogether, NOTHING_TOGETHER, type LoadTogether } from '../../graphql/load-together.ts';
+import { loaderTogether, NOTHING_TOGETHER, type LoadTogether } from '../common/load-together.ts';
 import { LoadersByArguments } from '../common/loaders-by-arguments.ts';
 import { RevisionSchema, type Revision } from './revision.entity.ts';
 import type { RevisionRepository, RevisionSlice } from './revision.repository.ts';
-import type { RevisionRow } from './revision-row.ts';
+import type { RevisionReadModel } from './revision-read-model.ts';
 
 export class RevisionLoaders {
-  readonly byId: DataLoader<string, RevisionRow | null>;
+  readonly byId: DataLoader<string, RevisionReadModel | null>;
   private readonly repository: RevisionRepository;
-  private readonly slices: LoadersByArguments<RevisionRow[]>;
+  private readonly slices: LoadersByArguments<RevisionReadModel[]>;
   private readonly counts: LoadersByArguments<number>;
 
-  /** `together`: what the events of a subscription chunk will ask for (see graphql/load-together.ts). */
+  /** `together`: what the events of a subscription chunk will ask for (see common/load-together.ts). */
   constructor(em: TenantSafeEntityManager, together: LoadTogether = NOTHING_TOGETHER) {
     this.repository = em.getRepository(RevisionSchema);
     this.slices = new LoadersByArguments((batch) => loaderTogether(together.deploymentIds, batch));
@@ -25,7 +25,7 @@ export class RevisionLoaders {
   }
 
   /** Per deployment id, its revisions matching `where`, cut to `slice`. */
-  slice(where: FilterQuery<Revision>, slice: RevisionSlice): DataLoader<string, RevisionRow[]> {
+  slice(where: FilterQuery<Revision>, slice: RevisionSlice): DataLoader<string, RevisionReadModel[]> {
     return this.slices.for([where, slice], (ids) => this.repository.findSlicesOf(ids, where, slice));
   }
 

@@ -4,10 +4,10 @@ import { loadNodes } from '../../graphql/loaders.ts';
 import { DeploymentSourceEnum, RevisionStatusEnum } from '../deployments/deployment-enums.graphql.ts';
 import { DeploymentRef } from '../deployments/deployment.graphql.ts';
 import { SourceRevisionConfigRef, SourceRevisionConfigView } from '../deployments/source-config.graphql.ts';
-import type { RevisionRow } from './revision-row.ts';
+import type { RevisionReadModel } from './revision-read-model.ts';
 
 // Declared before it is implemented, so types that point at each other need no inference cycle.
-export const RevisionRef = builder.objectRef<RevisionRow>('Revision');
+export const RevisionRef = builder.objectRef<RevisionReadModel>('Revision');
 
 builder.node(RevisionRef, {
   description: 'One build-and-rollout of a deployment.',

@@ -7,7 +7,7 @@ import { groupedByParent } from '../common/batch-results.ts';
 import { timestampFromText } from '../common/lean-rows.ts';
 import { TenantOwnedRepository } from '../common/tenant-owned.repository.ts';
 import { RevisionSchema, type Revision } from './revision.entity.ts';
-import type { RevisionRow } from './revision-row.ts';
+import type { RevisionReadModel } from './revision-read-model.ts';
 
 /** Newest first (the listing order), or oldest first (a connection read from its end). */
 export type RevisionOrder = 'listing' | 'reversed';
@@ -20,7 +20,7 @@ export interface RevisionSlice {
   take?: number;
 }
 
-const withTimestamps = (row: RevisionRow): RevisionRow => {
+const withTimestamps = (row: RevisionReadModel): RevisionReadModel => {
   row.created_at = timestampFromText(row.created_at);
   row.updated_at = timestampFromText(row.updated_at);
   return row;
@@ -28,12 +28,12 @@ const withTimestamps = (row: RevisionRow): RevisionRow => {
 
 export class RevisionRepository extends TenantOwnedRepository<Revision> {
   /** One row per requested id, in the same order, or null where the tenant has no such revision. */
-  async findRowsByIds(ids: readonly string[]): Promise<(RevisionRow | null)[]> {
-    return (await this.rowsByIds<RevisionRow>(ids)).map((row) => row && withTimestamps(row));
+  async findRowsByIds(ids: readonly string[]): Promise<(RevisionReadModel | null)[]> {
+    return (await this.rowsByIds<RevisionReadModel>(ids)).map((row) => row && withTimestamps(row));
   }
 
   /** The slice of each deployment's revisions that match `where`, one list per requested deployment id. */
-  async findSlicesOf(deploymentIds: readonly string[], where: FilterQuery<Revision>, slice: RevisionSlice): Promise<RevisionRow[][]> {
+  async findSlicesOf(deploymentIds: readonly string[], where: FilterQuery<Revision>, slice: RevisionSlice): Promise<RevisionReadModel[][]> {
     if (deploymentIds.length === 0) return [];
     const direction = slice.order === 'listing' ? 'desc' : 'asc';
     const qb = await this.ofDeployments(deploymentIds, where);
@@ -42,7 +42,7 @@ export class RevisionRepository extends TenantOwnedRepository<Revision> {
     // because a window function's result can be compared only outside the query that computes it.
     const { sql, params } = qb.toQuery();
     const bounds = slice.take === undefined ? [slice.skip] : [slice.skip, slice.skip + slice.take];
-    const rows = await this.tenantSafeEm.getConnection().execute<(RevisionRow & { position: string })[]>(
+    const rows = await this.tenantSafeEm.getConnection().execute<(RevisionReadModel & { position: string })[]>(
       `select * from (${sql}) as numbered where position > ?${slice.take === undefined ? '' : ' and position <= ?'} order by position`,
       [...params, ...bounds], 'all', this.tenantSafeEm.getTransactionContext(), { id: this.tenantSafeEm.id } as never,
     );

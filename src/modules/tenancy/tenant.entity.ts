@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { createdAt, updatedAt, uuidPrimaryKey } from '../common/columns.ts';
-import { tenantFilter } from '../common/tenant-scope.ts';
+import { tenantFilter } from '../../db/tenant-filter.ts';
 
 // A request sees its own tenant only (the `tenant` filter on `id`); authentication and the CLIs, which
 // work before or across tenants, opt out explicitly.

@@ -7,7 +7,7 @@ import { DeploymentSchema, type Deployment } from '../../../src/modules/deployme
 import { SecretSchema, type Secret } from '../../../src/modules/deployments/secret.entity.ts';
 import { SecretReferenceSchema } from '../../../src/modules/deployments/secret-reference.entity.ts';
 import { TagValueSchema, type TagValue } from '../../../src/modules/deployments/tag.entity.ts';
-import { deploymentColumnsFromRecord } from '../../../src/modules/deployments/deployment-record.ts';
+import { deploymentColumnsFromRecord } from '../deployment-record.ts';
 import { deploymentRecordSchema, type DeploymentRecordInput } from '../../../src/modules/deployments/deployment-record.schema.ts';
 import type { SecretCipher } from '../../../src/modules/secrets/secret-cipher.ts';
 import { withDeclaredKeys } from '../../../src/modules/common/legacy-json.ts';

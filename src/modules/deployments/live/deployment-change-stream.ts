@@ -4,14 +4,14 @@
 // It is a hand-written async iterator rather than an async generator: a generator waiting for changes could
 // not be closed until the next change arrived, and a client that went away must stop counting at once.
 import type { GraphQLError } from 'graphql';
-import type { DeploymentRow } from '../deployment-row.ts';
+import type { DeploymentReadModel } from '../deployment-read-model.ts';
 import { mergeChange, type ChangeKind } from './change-notifications.ts';
 
 /** A change as one subscriber receives it. `deployment` is null for a deletion. */
 export interface DeploymentChange {
   kind: ChangeKind;
   deploymentId: string;
-  deployment: DeploymentRow | null;
+  deployment: DeploymentReadModel | null;
 }
 
 /** What the stream yields: a change, or an error event (the stream goes on after it unless it is ending). */

@@ -3,11 +3,12 @@
 // (deployment-change-feed.ts); each event's deployment is loaded as the subscriber sees it (change-loading.ts).
 import { GraphQLError } from 'graphql';
 import { builder } from '../../../graphql/builder.ts';
+import { RequestLoaders } from '../../../graphql/loaders.ts';
 import { selectedColumns } from '../../../graphql/selected-columns.ts';
 import { DeploymentRef } from '../deployment.graphql.ts';
 import { DeploymentFilterInput, deploymentIdsOfFilter, resolveDeploymentFilter } from '../deployment-filter.graphql.ts';
 import { MATCHES_NOTHING } from '../deployment-filter.ts';
-import { changeLoader } from './change-loading.ts';
+import { changeLoader, type SubscriberFilter } from './change-loading.ts';
 import type { DeploymentChange, StreamItem } from './deployment-change-stream.ts';
 import { liveUpdateErrors } from './live-update-errors.ts';
 
@@ -50,10 +51,15 @@ builder.subscriptionField('deploymentUpdated', (t) =>
       if (!feed) throw liveUpdateErrors.unavailable();
       const where = await resolveDeploymentFilter(filter, ctx);
       const ids = deploymentIdsOfFilter(filter);
-      const load = changeLoader(ctx, {
-        where, ids: ids === MATCHES_NOTHING ? [] : ids, columns: selectedColumns(info, ['deployment']),
+      const { principal } = ctx;
+      const filterOfSubscriber: SubscriberFilter = { where, ids: ids === MATCHES_NOTHING ? [] : ids, columns: selectedColumns(info, ['deployment']) };
+      // Each chunk gets a context of its own: the subscription's context object is given the chunk's
+      // EntityManager and fresh loaders (secrets masked without the read-secrets scope, exactly as in queries).
+      const load = changeLoader(ctx.primaryEm(), principal.tenantId, filterOfSubscriber, (em, together) => {
+        ctx.em = () => em;
+        ctx.loaders = new RequestLoaders(ctx.em, principal.mayReadSecrets ? ctx.cipher : null, together);
       });
-      return feed.open(ctx.principal, load);
+      return feed.open(principal, load);
     },
     // An error event (changes missed, key revoked) is this field's error; the stream goes on unless it ends.
     resolve: (item: StreamItem) => {

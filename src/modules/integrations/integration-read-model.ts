@@ -1,10 +1,11 @@
-// Integrations and their source repositories as the read path serves them (their read model): rows as
-// PostgreSQL returns them (see common/lean-rows.ts), with the timestamps made Dates and the code host's bigint
-// ids made numbers (the driver hands both over as text; ids stay below 2^53, see the entities).
+// The read models of integrations and their source repositories: what their reads return and their GraphQL
+// types resolve from. Rows as PostgreSQL returns them (see common/lean-rows.ts), with the timestamps made
+// Dates and the code host's bigint ids made numbers (the driver hands both over as text; ids stay below 2^53,
+// see the entities).
 import { timestampFromText } from '../common/lean-rows.ts';
 import type { IntegrationKind } from './integration-kinds.ts';
 
-export interface IntegrationRow {
+export interface IntegrationReadModel {
   id: string;
   tenant_id: string;
   kind: IntegrationKind;
@@ -16,11 +17,11 @@ export interface IntegrationRow {
 }
 
 /**
- * A repository of a listing holds only the columns its GraphQL selection reads (graphql/selected-columns.ts),
- * with its id and its integration's always: each field declares the columns it reads, so no resolver meets an
+ * A repository of a listing holds only the columns its selection reads (common/selection.ts), with its id
+ * and its integration's always: each field declares the columns it reads, so no resolver meets an
  * absent one.
  */
-export interface SourceRepositoryRow {
+export interface SourceRepositoryReadModel {
   id: string;
   tenant_id: string;
   integration_id: string;
@@ -37,16 +38,16 @@ export interface SourceRepositoryRow {
 const numberFromText = (value: unknown) => (value === null || value === undefined ? value : Number(value));
 const timestamp = (value: unknown) => (value === undefined ? value : timestampFromText(value as string));
 
-export function integrationRow(row: Record<string, unknown>): IntegrationRow {
+export function integrationFromRow(row: Record<string, unknown>): IntegrationReadModel {
   row.installation_id = numberFromText(row.installation_id);
   row.created_at = timestamp(row.created_at);
   row.updated_at = timestamp(row.updated_at);
-  return row as unknown as IntegrationRow;
+  return row as unknown as IntegrationReadModel;
 }
 
-export function sourceRepositoryRow(row: Record<string, unknown>): SourceRepositoryRow {
+export function sourceRepositoryFromRow(row: Record<string, unknown>): SourceRepositoryReadModel {
   row.code_host_id = numberFromText(row.code_host_id);
   row.created_at = timestamp(row.created_at);
   row.updated_at = timestamp(row.updated_at);
-  return row as unknown as SourceRepositoryRow;
+  return row as unknown as SourceRepositoryReadModel;
 }

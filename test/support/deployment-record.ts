@@ -1,9 +1,10 @@
-// Conversions between a Deployment entity and the legacy deployment record (deployment-record.schema.ts).
-import { camelCase, mapKeys, snakeCase, withDeclaredKeys } from '../common/legacy-json.ts';
-import type { Deployment } from './deployment.entity.ts';
-import { deploymentRecordSchema, type DeploymentRecordInput } from './deployment-record.schema.ts';
-
-export type DeploymentRecord = Record<string, unknown>;
+// Conversions between a Deployment entity and the legacy deployment record (deployment-record.schema.ts), for
+// the tests only: import.test.ts reads a deployment back through the entity as GET /v2/deployments shows it,
+// and the reference importer writes records through the entity. The service makes the legacy JSON at the REST
+// edge only (src/rest/deployments.route.ts), from the GraphQL answer.
+import { camelCase, mapKeys, snakeCase, withDeclaredKeys } from '../../src/modules/common/legacy-json.ts';
+import type { Deployment } from '../../src/modules/deployments/deployment.entity.ts';
+import { deploymentRecordSchema, type DeploymentRecordInput } from '../../src/modules/deployments/deployment-record.schema.ts';
 
 /** The entity columns a record describes (relations such as secrets and tags are handled by the caller). */
 export function deploymentColumnsFromRecord(record: DeploymentRecordInput) {
@@ -34,7 +35,7 @@ export interface RecordSecrets {
 }
 
 /** The legacy record for a deployment; every declared key is present, absent values are null. */
-export function toDeploymentRecord(deployment: Deployment, { secrets, secretReferences }: RecordSecrets): DeploymentRecord {
+export function toDeploymentRecord(deployment: Deployment, { secrets, secretReferences }: RecordSecrets): Record<string, unknown> {
   const sourceConfig = deployment.sourceConfig;
   const raw = {
     name: deployment.name,
@@ -57,5 +58,5 @@ export function toDeploymentRecord(deployment: Deployment, { secrets, secretRefe
     status: deployment.status,
     source: deployment.source,
   };
-  return withDeclaredKeys(deploymentRecordSchema, raw) as DeploymentRecord;
+  return withDeclaredKeys(deploymentRecordSchema, raw) as Record<string, unknown>;
 }

@@ -1,7 +1,9 @@
-// A deployment as the read path serves it: its row as PostgreSQL returns it (see lean-rows.ts), the jsonb
-// value objects with their stored legacy keys. Secrets and secret references likewise. A row of a listing
-// holds only the columns its GraphQL selection reads (graphql/selected-columns.ts), with the id and
-// creation time always: each field declares the columns it reads, so no resolver meets an absent one.
+// A deployment's read model: what every read of deployments returns (repositories, loaders, the change feed),
+// and what the GraphQL type resolves from; the REST door's legacy JSON is made from that type's answer, at the
+// edge (rest/deployments.route.ts). It is the row as PostgreSQL returns it (see common/lean-rows.ts), never an
+// entity: the jsonb value objects with their stored legacy keys. Secrets and secret references likewise. One
+// of a listing holds only the columns its selection reads (common/selection.ts), with the id and creation
+// time always: each field declares the columns it reads, so no resolver meets an absent one.
 import type { SecretDecryptionError } from '../secrets/secret-cipher.ts';
 import type { z } from 'zod';
 import type { DeploymentSource, DeploymentStatus, DeploymentType } from './deployment-enums.ts';
@@ -14,7 +16,7 @@ export type StoredResourceSpec = z.output<typeof resourceSpecSchema>;
 export type StoredSourceRevisionConfig = NonNullable<DeploymentRecordInput['source_revision_config']>;
 export type StoredListenerConfig = NonNullable<RecordSourceConfig['listener_config']>;
 
-export interface DeploymentRow {
+export interface DeploymentReadModel {
   id: string;
   tenant_id: string;
   name: string;
@@ -37,7 +39,7 @@ export interface DeploymentRow {
   updated_at: Date | string;
 }
 
-export interface SecretRow {
+export interface SecretReadModel {
   deployment_id: string;
   name: string;
   /** Read only for keys that may see secret values. */
@@ -48,7 +50,7 @@ export interface SecretRow {
   revealed?: string | SecretDecryptionError;
 }
 
-export interface SecretReferenceRow {
+export interface SecretReferenceReadModel {
   deployment_id: string;
   name: string;
   secret_name: string;
