@@ -10,7 +10,7 @@ import { schema } from '../src/graphql/schema.ts';
 import { importDocument } from '../src/import/importer.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
 import { selectEverything } from './support/select-everything.ts';
-import { partialDocument, printings, project, skipVariables, treeOf, type Printing } from './support/generated-selections.ts';
+import { deploymentListing, partialDocument, printings, project, skipVariables, treeOf, type Printing } from './support/generated-selections.ts';
 import { ACME, fixtureText, GLOBEX, issueKey, newCipher } from './support/fixtures.ts';
 import { expectGraphQLError } from './support/graphql-expect.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
@@ -46,10 +46,6 @@ async function query(text: string, key = secretsKey, variables?: Record<string, 
   expect(status).toBe(200);
   return body.data;
 }
-
-const deploymentListing = (list: 'page' | 'connection') => (selection: string) => (list === 'page'
-  ? `deployments(limit: 100) { resources { ${selection} } }`
-  : `deploymentsConnection(first: 100) { edges { node { ${selection} } } }`);
 
 describe('a partial selection', () => {
   let full: unknown[];

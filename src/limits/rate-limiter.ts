@@ -78,7 +78,8 @@ class LocalBudgets {
   }
 }
 
-const stateOf = (res: RateLimiterRes, limit: number): RateLimitState => ({
+/** A rate-limiter-flexible answer as the request scope keeps it (exported for test/local-budgets.test.ts). */
+export const stateOf = (res: RateLimiterRes, limit: number): RateLimitState => ({
   limit,
   remaining: Math.max(0, res.remainingPoints),
   resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),

@@ -66,5 +66,10 @@ export function partialDocument(tree: Tree, printing: Printing, type: string, li
   return `query Partial${definitions.length > 0 ? `(${definitions.join(', ')})` : ''} { ${listing(selection)} } ${fragment}`;
 }
 
+/** Where a selection of Deployment goes: the first 100 of the offset page or of the connection. */
+export const deploymentListing = (list: 'page' | 'connection') => (selection: string) => (list === 'page'
+  ? `deployments(limit: 100) { resources { ${selection} } }`
+  : `deploymentsConnection(first: 100) { edges { node { ${selection} } } }`);
+
 /** The variables of `skipped` (none without). */
 export const skipVariables = (printing: Printing) => (printing.skipped ? { yes: true, no: false } : {});
