@@ -12,12 +12,14 @@
 // runs its cost limit refuses, among them every variable of the wrong type (graphql-jit words that refusal
 // differently, "Variable "$after" got invalid value {...}; Expected type String; String cannot ...", so the
 // cost limit must keep refusing such variables before execution).
+import { randomUUID } from 'node:crypto';
 import { execute, getOperationAST, Kind, parse, type DocumentNode, type ExecutionResult, type GraphQLError, type OperationDefinitionNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seeded } from '../bench/dataset.ts';
 import { createApp, type App } from '../src/app.ts';
 import { buildDemoDocument, DEMO_TENANT_ID } from '../src/demo/demo-dataset.ts';
 import { CompiledOperations } from '../src/graphql/compiled-operations.plugin.ts';
+import { callerOf } from '../src/graphql/caller.ts';
 import { createGraphQLContext, type AppServices } from '../src/graphql/context.ts';
 import { maskUnexpectedError, UNEXPECTED_ERROR_MESSAGE } from '../src/graphql/mask-error.ts';
 import { schema } from '../src/graphql/schema.ts';
@@ -75,15 +77,16 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** A context of its own, as the app makes one for a request with these headers. */
-const contextFor = (headers: Record<string, string>) => createGraphQLContext({ headers: new Headers(headers) }, services);
+/** A context of its own, as the app makes one for a request with these headers (its caller authenticated first). */
+const contextFor = async (headers: Record<string, string>) =>
+  createGraphQLContext(await callerOf({ requestId: randomUUID() }, new Headers(headers), services), services);
 
 /** graphql-js, the reference. */
 async function interpreted(document: DocumentNode, operationName: string | undefined, variables: Variables, headers: Record<string, string>) {
   return execute({ schema, document, operationName, variableValues: variables, contextValue: await contextFor(headers) });
 }
 
-/** graphql-jit, as the app runs an operation (prepared-operations.ts, useCompiledOperations). */
+/** graphql-jit, as the app runs an operation (runner/run-operation.ts, useCompiledOperations). */
 async function compiledRun(document: DocumentNode, operationName: string | undefined, variables: Variables, headers: Record<string, string>) {
   const operation = compiled.of({ schema, document, operationName });
   return operation.query(undefined, await contextFor(headers), variables) as ExecutionResult | Promise<ExecutionResult>;
