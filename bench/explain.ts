@@ -1,5 +1,5 @@
 // npm run bench:explain: the query plans of the listing's page queries on the benchmark dataset, as the
-// docs/performance.md quotes them (the SQL is what the gateway's QueryBuilder generates for those pages).
+// docs/performance.md#query-plans sums them up (the SQL is what the gateway's QueryBuilder generates for those pages).
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';

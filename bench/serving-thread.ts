@@ -2,7 +2,7 @@
 // How much of the service's serving thread one request takes, for a key without the secrets scope (masked)
 // and one with it (revealed): the app in this process, the request through yoga.fetch one after another, the
 // thread's CPU from process.threadCpuUsage(), rounds alternated, medians. No sockets and no load generator,
-// so it moves far less with what else the machine runs than requests per second do (docs/performance.md).
+// so it moves far less with what else the machine runs than requests per second do (docs/performance.md#secret-revealing-pages).
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';

@@ -2,7 +2,7 @@
 // stored legacy keys, relations as their id columns), from a filtered QueryBuilder, without creating
 // entities, snapshots, identity-map entries or even renaming keys. Pages are read-only, and hydrating a
 // hundred deployments with their nested resource specs as entities cost several times the query itself
-// (see docs/performance.md).
+// (see docs/performance.md#sql-statements).
 import type { EntityName, QueryOrderMap } from '@mikro-orm/postgresql';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
 import type { SelectedColumns } from './selection.ts';

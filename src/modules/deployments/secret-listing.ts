@@ -1,5 +1,5 @@
 // The secrets and secret references of many deployments in one statement. Pages and dashboards read both:
-// one round trip instead of two, and no query building on the hottest path (see docs/performance.md).
+// one round trip instead of two, and no query building on the hottest path (see docs/performance.md#sql-statements).
 // Hand-written SQL, so the tenant condition is written out too, from the EntityManager's own scope.
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
 import { scopedTenantId } from '../common/tenant-scope.ts';
