@@ -1,13 +1,13 @@
 // Operations execute at most `limit` at once (limits/operations-at-once.ts): the others wait their turn, first
 // come first served, and one that waits longer than `waitMs` is answered 503 with Retry-After on either door,
-// as a wait for a pooled connection is; a caller without a valid key is refused without waiting. A REST read
-// takes its turn at the HTTP door, before Yoga serves it: its execution runs in that turn, which must not wait
-// for another, and a request that ends without using it (its client gone) gives it back. Open subscription
-// streams hold no turn. Real PostgreSQL: a lock held by another session keeps the running operations in the
+// as a wait for a pooled connection is; a caller without a valid key is refused without waiting. An operation
+// takes its turn before it makes its context, and one whose client has gone by then runs nothing, gives the
+// turn back and logs no error. Open subscription streams hold no turn. Real PostgreSQL: a lock held by another session keeps the running operations in the
 // database, where pg_stat_activity shows them.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OperationsAtOnce, OperationWaitTimeoutError } from '../src/limits/operations-at-once.ts';
+import { createLogger } from '../src/observability/logger.ts';
 import { ACME, importFixture, issueKey, newCipher } from './support/fixtures.ts';
 import { subscribe, type EventStream } from './support/event-stream.ts';
 import { startLiveService, type LiveService } from './support/live-data.ts';
@@ -19,6 +19,8 @@ const PAGE = '{ deployments(limit: 5) { resources { uuid name status sourceConfi
 
 let db: TestDatabase;
 let service: LiveService;
+/** The service's log lines at level error and above. */
+const errorLines: string[] = [];
 let key: string;
 
 beforeAll(async () => {
@@ -26,7 +28,8 @@ beforeAll(async () => {
   const cipher = newCipher();
   await importFixture(db.orm.em.fork(), cipher);
   key = await issueKey(db.orm.em, [ACME]);
-  service = await startLiveService(db, cipher, { options: { operationsAtOnce: { limit: LIMIT, waitMs: WAIT_MS } } });
+  const logger = createLogger('error', { write: (line: string) => void errorLines.push(line) });
+  service = await startLiveService(db, cipher, { options: { operationsAtOnce: { limit: LIMIT, waitMs: WAIT_MS }, logger } });
 });
 afterAll(async () => {
   await service?.close();
@@ -105,7 +108,7 @@ describe('operations at once', () => {
     expect((await rest('/v2/deployments?limit=5')).status).toBe(200);
   });
 
-  it('gets back the turn of a REST read whose client hangs up while it waits at the door', async () => {
+  it('gets back the turn of a REST read whose client hangs up while it waits, and logs no error for it', async () => {
     const locker = new pg.Client({ connectionString: db.url });
     const observer = new pg.Client({ connectionString: db.url });
     await Promise.all([locker.connect(), observer.connect()]);
@@ -117,13 +120,14 @@ describe('operations at once', () => {
       await lock();
       const held = [rest('/v2/deployments?limit=5'), graphql(PAGE)] as const;
       await until(async () => (await waitingOnLock(observer)) === LIMIT);
-      // Three REST reads wait for a turn at the door; their clients give up, and the turns come free while the
-      // requests are still queued: each is granted a turn for a request that has ended.
+      // Three REST reads wait for a turn; their clients give up, and the turns come free while the requests are
+      // still queued: each is granted a turn for a request that has ended.
       const clients = [0, 1, 2].map(() => new AbortController());
       const gaveUp = clients.map((client) => fetch(`${service.app.url}/v2/deployments?limit=5`, { headers: { 'x-api-key': key }, signal: client.signal }).catch(() => 'gave up'));
       await new Promise((resolve) => setTimeout(resolve, WAIT_MS / 4));
       clients.forEach((client) => client.abort());
       expect(await Promise.all(gaveUp)).toEqual(['gave up', 'gave up', 'gave up']);
+      const errorsBefore = errorLines.length;
       await locker.query('rollback');
       expect((await Promise.all(held)).map((answer) => answer.status)).toEqual([200, 200]);
 
@@ -133,6 +137,8 @@ describe('operations at once', () => {
       await until(async () => (await waitingOnLock(observer)) === LIMIT);
       await locker.query('rollback');
       expect((await Promise.all(again)).map((answer) => answer.status)).toEqual([200, 200]);
+      // Nothing went wrong for the requests that ended: nothing to tell the operator.
+      expect(errorLines.slice(errorsBefore)).toEqual([]);
     } finally {
       await locker.query('rollback').catch(() => {});
       await Promise.all([locker.end(), observer.end()]);

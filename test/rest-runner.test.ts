@@ -5,6 +5,7 @@
 // count the same. The corpus calls every route of REST_ROUTES the ways legacy clients call it and get it wrong:
 // pages with and without parameters, HEAD, FastAPI's 422s, other tenants' ids, missing and wrong keys, tenants
 // not granted, secrets with and without the scope, compression, Starlette's redirects, 404s and 405s, and CORS.
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppOptions } from '../src/app.ts';
 import type { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
@@ -369,4 +370,40 @@ describe('the REST door on the operation runner', () => {
     answers.forEach(([fromRunner, fromYoga], i) => expectSameAnswer(fromRunner, fromYoga, requests[i]!.name));
     await expectSameCounts(runner, yoga);
   });
+
+  it('serves a path that names a route once read as a URL (dot segments, encoded dots) on the runner', async () => {
+    const { runner, yoga } = await pair();
+    const targets = ['/x/../v2/deployments?limit=1', '/v2/x/%2e%2e/deployments?limit=1', '/./v2/deployments?limit=1', '/v2/deployments?limit=1&name_contains=app-1.'];
+    for (const target of targets) {
+      const before = await runnerRuns(runner);
+      const [fromRunner, fromYoga] = [await rawTarget(runner.url, target), await rawTarget(yoga.url, target)];
+      expect(fromRunner, target).toBe(fromYoga);
+      expect(fromRunner.split('\r\n')[0], target).toBe('HTTP/1.1 200 OK');
+      expect(await runnerRuns(runner) - before, target).toBe(1);
+    }
+  });
 });
+
+/**
+ * The answer to a request line naming `target` as it is (a client library would resolve the dot segments
+ * first): its status line, its header lines in name order (an order HTTP gives no meaning to), without what
+ * differs between two answers (the date, the request id, the rate-limit reset), and its body.
+ */
+function rawTarget(base: string, target: string): Promise<string> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    let answer = '';
+    const socket = net.connect(Number(port), hostname, () => socket.write(
+      `GET ${target} HTTP/1.1\r\nHost: gateway.example.com\r\nX-Api-Key: ${keys.acme}\r\nConnection: close\r\n\r\n`,
+    ));
+    socket.on('data', (chunk: Buffer) => { answer += chunk.toString('utf8'); });
+    socket.once('close', () => {
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      const [status = '', ...fields] = head.split('\r\n');
+      const kept = fields.filter((field) => !/^(date|x-request-id|ratelimit-reset):/i.test(field)).toSorted();
+      resolve([status, ...kept, '', body].join('\r\n'));
+    });
+    socket.once('error', reject);
+  });
+}
+

@@ -24,3 +24,5 @@ export const serviceUnavailable = () =>
   detail(503, 'Service Unavailable: the database cannot be reached, retry shortly', { 'retry-after': String(RETRY_AFTER_SECONDS) });
 /** Starlette's redirect of a path with a trailing slash to the route without it. */
 export const temporaryRedirect = (location: string) => legacyAnswer(307, null, { location });
+/** What a request whose client has gone gets (nginx's 499, Client Closed Request): never sent, nobody listens. */
+export const clientGone = () => legacyAnswer(499, null);

@@ -7,7 +7,7 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { isDatabaseUnavailable } from '../db/connection-loss.ts';
 import type { RequestScope } from '../observability/request-scope.ts';
-import { detail, internalServerError, legacyAnswer, methodNotAllowed, notFoundRoute, serviceUnavailable, temporaryRedirect, validationFailed, type LegacyAnswer } from './legacy-responses.ts';
+import { clientGone, detail, internalServerError, legacyAnswer, methodNotAllowed, notFoundRoute, serviceUnavailable, temporaryRedirect, validationFailed, type LegacyAnswer } from './legacy-responses.ts';
 import { parseParameters } from './parameters.ts';
 import { pydanticError } from './pydantic-errors.ts';
 import type { RestRoute, RouteCall } from './rest-route.ts';
@@ -111,6 +111,8 @@ export async function restAnswer<Caller>(
     if (!parsed.ok) return validationFailed(parsed.errors);
     const call = { values: parsed.values, path };
     const result = await operation.execute(route, caller, route.variables(call));
+    // A client gone while the operation waited for its turn: it did not run, and nothing is answered.
+    if (scope.ended) return clientGone();
     return resultAnswer(route, call, url.searchParams, result, (errors) => logFailure('REST operation failed', errors));
   } catch (error) {
     if (isDatabaseUnavailable(error)) return serviceUnavailable();

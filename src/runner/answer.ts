@@ -69,7 +69,7 @@ export function finishedAnswer(answer: Answer, request: RequestDigest, scope: Re
   if (compression && acceptEncoding !== null && body !== null) {
     body = compression.apply(acceptEncoding, headers, body, request.method === 'HEAD') ?? body;
   }
-  // A HEAD's answer says the length its GET's body has.
+  // A HEAD's answer says the length of its GET's body, uncompressed (as Yoga's answer to it did).
   if (body !== null) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   return { ...answer, body: request.method === 'HEAD' ? null : body };
 }

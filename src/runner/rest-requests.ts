@@ -55,9 +55,15 @@ export class RestRequests {
     }
   }
 
-  /** Whether the request is the REST door's (its path's first segment is a route's). */
+  /**
+   * Whether the request is the REST door's (its path's first segment is a route's), its path read as a URL
+   * parser reads it (`/x/../v2/…`, `%2e%2e`, `\`), as the answer will be. A target in absolute form
+   * (`GET http://host/…`) is Yoga's, which answers it 404, as it always has.
+   */
   owns(url: string): boolean {
-    return this.#options.router.owns(url.split('?')[0]!);
+    if (url[0] !== '/') return false;
+    if (!/[.%\\]/.test(url)) return this.#options.router.owns(url.split('?')[0]!);
+    return URL.canParse(url, 'http://localhost') && this.#options.router.owns(new URL(url, 'http://localhost').pathname);
   }
 
   async answer(request: RequestDigest, scope: RequestScope): Promise<Answer> {
