@@ -53,7 +53,7 @@ export class RestRouter {
   }
 
   /** The route `pathname` names and its parameters, or the answer Starlette gives instead (404, 307, 405). */
-  resolve(method: string, url: URL): MatchedRoute | LegacyAnswer {
+  resolve(url: URL): MatchedRoute | LegacyAnswer {
     // uvicorn hands Starlette the percent-decoded path: `/v2/deployment%73` is `/v2/deployments`.
     const pathname = decodePath(url.pathname);
     const found = this.#match(pathname);
@@ -93,7 +93,7 @@ export type FailureLog = (message: string, detail: unknown) => void;
 export async function restAnswer<Caller>(
   router: RestRouter, method: string, url: URL, scope: RequestScope, operation: RouteOperation<Caller>, logFailure: FailureLog,
 ): Promise<LegacyAnswer> {
-  const found = router.resolve(method, url);
+  const found = router.resolve(url);
   if (!('route' in found)) return found;
   const { route, path } = found;
   scope.route = route.path;
@@ -122,7 +122,7 @@ export async function restAnswer<Caller>(
 }
 
 /** The legacy answer to an error the GraphQL layer classified (auth, rate limit, missing, database down), if any. */
-export function classifiedAnswer(error: unknown): LegacyAnswer | undefined {
+function classifiedAnswer(error: unknown): LegacyAnswer | undefined {
   if (!(error instanceof GraphQLError)) return isDatabaseUnavailable(error) ? serviceUnavailable() : undefined;
   switch (error.extensions.code) {
     case 'UNAUTHENTICATED': return detail(401, error.message, { 'www-authenticate': 'APIKey' });
