@@ -12,6 +12,7 @@ import { TagKeySchema, TagValueSchema } from './deployments/tag.entity.ts';
 import { DeploymentTagValueSchema } from './deployments/deployment-tag-value.entity.ts';
 import { SecretSchema } from './deployments/secret.entity.ts';
 import { SecretReferenceSchema } from './deployments/secret-reference.entity.ts';
+import { IdempotencyRecordSchema } from './idempotency/idempotency-record.entity.ts';
 import { ResourceSpecSchema } from './deployments/resource-spec.embeddable.ts';
 import {
   ListenerConfigSchema, SourceConfigSchema, SourceRevisionConfigSchema,
@@ -24,6 +25,7 @@ export const entities = [
   TenantSchema, ApiKeySchema, TenantOwnedSchema,
   IntegrationSchema, SourceRepositorySchema,
   DeploymentSchema, DeploymentTagValueSchema, RevisionSchema, TagKeySchema, TagValueSchema, SecretSchema, SecretReferenceSchema,
+  IdempotencyRecordSchema,
   SourceConfigSchema, ListenerConfigSchema, SourceRevisionConfigSchema, ResourceSpecSchema,
   ContainerSchema, ContainerResourcesSchema, EnvVarSchema, VolumeSchema, VolumeMountSchema, ImagePullSecretSchema,
 ];

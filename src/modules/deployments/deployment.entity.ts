@@ -38,6 +38,11 @@ export const DeploymentSchema = defineEntity({
     tagValues: () => p.manyToMany(TagValueSchema).pivotEntity(() => DeploymentTagValueSchema),
     secrets: () => p.oneToMany(SecretSchema).mappedBy('deployment').orderBy({ position: 'asc' }),
     secretReferences: () => p.oneToMany(SecretReferenceSchema).mappedBy('deployment').orderBy({ position: 'asc' }),
+    /**
+     * Bumped by a trigger on every change of the row (a write, an import, a revision report): the ETag of the
+     * deployment, which If-Match compares (docs/decisions.md#writes).
+     */
+    version: p.integer().default(1),
     // Timestamps belong to the upstream service (they arrive by import), so no onCreate/onUpdate hooks.
     createdAt: p.datetime(),
     updatedAt: p.datetime(),

@@ -12,6 +12,7 @@ export interface VerifiedKey {
   apiKeyId: string;
   tenantIds: string[];
   mayReadSecrets: boolean;
+  mayWrite: boolean;
 }
 
 const TTL_MS = 60_000;

@@ -32,6 +32,8 @@ export const ApiKeySchema = defineEntity({
     prefix: p.text().unique(),
     keyHash: p.text().unique().hidden(),
     mayReadSecrets: p.boolean().default(false),
+    /** Whether the key may create, change and delete deployments; keys issued before writes existed may not. */
+    mayWrite: p.boolean().default(false),
     tenants: () => p.manyToMany(TenantSchema).pivotTable('api_key_tenant'),
     createdAt: createdAt(),
     revokedAt: p.datetime().nullable(),

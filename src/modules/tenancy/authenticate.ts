@@ -9,6 +9,8 @@ export interface Principal {
   apiKeyId: string;
   tenantId: string;
   mayReadSecrets: boolean;
+  /** Whether the key may create, change and delete (`apikey create --write`). */
+  mayWrite: boolean;
 }
 
 export type AuthFailure = 'missing-key' | 'invalid-key' | 'tenant-not-granted' | 'tenant-required';
@@ -43,7 +45,7 @@ async function verify(presented: string, em: EntityManager, cache: ApiKeyCache |
   const generation = cache?.generation ?? 0;
   const apiKey = await em.fork().getRepository(ApiKeySchema).findByKeyHash(hashApiKey(presented));
   if (!apiKey || apiKey.revokedAt) return undefined;
-  const verified = { apiKeyId: apiKey.id, tenantIds: apiKey.tenants.getItems().map((t) => t.id), mayReadSecrets: apiKey.mayReadSecrets };
+  const verified = { apiKeyId: apiKey.id, tenantIds: apiKey.tenants.getItems().map((t) => t.id), mayReadSecrets: apiKey.mayReadSecrets, mayWrite: apiKey.mayWrite };
   cache?.set(presented, verified, generation);
   return verified;
 }
@@ -85,5 +87,5 @@ function principalOf(apiKey: VerifiedKey, headers: Pick<Headers, 'get'>): Princi
   } else {
     throw new AuthError('tenant-required', 'requires workspace specification');
   }
-  return { apiKeyId: apiKey.apiKeyId, tenantId, mayReadSecrets: apiKey.mayReadSecrets };
+  return { apiKeyId: apiKey.apiKeyId, tenantId, mayReadSecrets: apiKey.mayReadSecrets, mayWrite: apiKey.mayWrite };
 }
