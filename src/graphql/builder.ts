@@ -1,5 +1,6 @@
 // Configures the schema builder only; types and fields live with their domain in src/modules.
 import SchemaBuilder, { brandWithType } from '@pothos/core';
+import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin, { resolveNodes } from '@pothos/plugin-relay';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { GraphQLContext } from './context.ts';
@@ -15,10 +16,13 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date };
     UUID: { Input: string; Output: string };
     JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
+    JSON: { Input: unknown; Output: unknown };
     SafeInt: { Input: number; Output: number };
   };
 }>({
-  plugins: [RelayPlugin],
+  plugins: [ErrorsPlugin, RelayPlugin],
+  // Errors a user can fix are typed results of the mutations (modules/deployments/writes/write-errors.graphql.ts).
+  errors: { defaultTypes: [], directResult: true },
   defaultFieldNullability: false,
   relay: {
     clientMutationId: 'omit',
@@ -57,6 +61,7 @@ export const builder = new SchemaBuilder<{
 });
 
 builder.queryType({ description: 'Read access to the deployments and code-host integrations of your tenant.' });
+builder.mutationType({ description: 'Changes to the deployments of your tenant (an API key with the write permission).' });
 
 // A well-formed id naming a type that is not a node finds nothing, exactly like an unknown id.
 async function resolveKnownNodes(ctx: GraphQLContext, info: GraphQLResolveInfo, ids: { typename: string; id: string }[]): Promise<unknown[]> {

@@ -1,5 +1,6 @@
 // The per-request object: who is asking, for which tenant, an EntityManager fork that can only see that
 // tenant's rows, and the request's loaders. Resolvers reach data only through it.
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppOrm } from '../db/orm-config.ts';
 import type { TenantSafeEntityManager } from '../db/tenant-safe-entity-manager.ts';
 import { scopeToTenant } from '../modules/common/tenant-scope.ts';
@@ -44,10 +45,17 @@ export interface GraphQLContext {
   reportUnreadableSecret: (error: SecretDecryptionError) => void;
   /** Where subscriptions get their streams. */
   deploymentChanges: DeploymentChangeFeed | undefined;
+  /** Runs inside each write's transaction before it commits: the request's idempotency key is marked there. */
+  beforeCommit: ((tx: EntityManager) => Promise<void>) | undefined;
+}
+
+/** What a request adds to its operation's context: its Idempotency-Key's claim, for a write to mark. */
+export interface OperationExtras {
+  beforeCommit?: (tx: EntityManager) => Promise<void>;
 }
 
 /** The context of one operation of `principal`'s, made in the operation's turn (nothing before it reads one). */
-export function createGraphQLContext(principal: Principal, services: AppServices): GraphQLContext {
+export function createGraphQLContext(principal: Principal, services: AppServices, extras: OperationExtras = {}): GraphQLContext {
   const { orm, replica } = services.replicas?.pick() ?? { orm: services.orm, replica: undefined };
   // Forked on first use: `{ __typename }`, introspection and documents refused before execution read nothing,
   // and a fork (a copy of the ORM's filters and configuration) cost them about 20 µs.
@@ -59,5 +67,18 @@ export function createGraphQLContext(principal: Principal, services: AppServices
     cipher: services.cipher,
     reportUnreadableSecret: services.reportUnreadableSecret ?? (() => {}),
     deploymentChanges: services.deploymentChanges,
+    beforeCommit: extras.beforeCommit,
   };
+}
+
+/**
+ * Points the rest of the operation's reads at the primary: a write reads what it wrote there, and a read a
+ * replica failed runs again there (replica-fallback.plugin.ts).
+ */
+export function readFromPrimary(ctx: GraphQLContext): void {
+  if (ctx.replica === undefined) return;
+  ctx.replica = undefined;
+  const primary = ctx.primaryEm();
+  ctx.em = () => primary;
+  ctx.loaders = new RequestLoaders(ctx.em, ctx.principal.mayReadSecrets ? ctx.cipher : null);
 }

@@ -6,8 +6,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { ExecutionResult } from 'graphql';
 import { isDatabaseUnavailable } from '../db/connection-loss.ts';
 import type { ReadReplicas } from '../db/read-replicas.ts';
-import type { GraphQLContext } from './context.ts';
-import { RequestLoaders } from './loaders.ts';
+import { readFromPrimary, type GraphQLContext } from './context.ts';
 
 const failedOnDatabase = (result: ExecutionResult) => result.errors?.some((error) => isDatabaseUnavailable(error)) ?? false;
 
@@ -16,10 +15,7 @@ export async function withReplicaFallback(replicas: ReadReplicas, ctx: GraphQLCo
   const result = await execute();
   if (ctx.replica === undefined || !failedOnDatabase(result)) return result;
   replicas.markUnreachable(ctx.replica);
-  ctx.replica = undefined;
-  const primary = ctx.primaryEm();
-  ctx.em = () => primary;
-  ctx.loaders = new RequestLoaders(ctx.em, ctx.principal.mayReadSecrets ? ctx.cipher : null);
+  readFromPrimary(ctx);
   return execute();
 }
 

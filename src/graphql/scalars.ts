@@ -1,5 +1,5 @@
 // Scalars from graphql-scalars, with descriptions that say what this API puts in them.
-import { DateTimeISOResolver, JSONObjectResolver, SafeIntResolver, UUIDResolver } from 'graphql-scalars';
+import { DateTimeISOResolver, JSONObjectResolver, JSONResolver, SafeIntResolver, UUIDResolver } from 'graphql-scalars';
 import { GraphQLScalarType } from 'graphql';
 import { builder } from './builder.ts';
 import { isoDateTime } from './iso-date-time.ts';
@@ -22,6 +22,9 @@ builder.addScalarType('UUID', new GraphQLScalarType({ ...UUIDResolver.toConfig()
 });
 builder.addScalarType('JSONObject', JSONObjectResolver, {
   description: 'A free-form JSON object whose keys the specification leaves open (labels, Kubernetes volume sources, …).',
+});
+builder.addScalarType('JSON', JSONResolver, {
+  description: 'Any JSON value (the value an input problem refers to, as it was sent).',
 });
 builder.addScalarType('SafeInt', SafeIntResolver, {
   description: 'A whole number up to ±2^53-1 (larger than Int\'s 32 bits), exact in JSON and JavaScript.',

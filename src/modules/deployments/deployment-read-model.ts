@@ -37,6 +37,8 @@ export interface DeploymentReadModel {
    */
   created_at: Date | string;
   updated_at: Date | string;
+  /** Bumped on every change of the row: the ETag (writes/deployment-etag.ts). */
+  version: number;
 }
 
 export interface SecretReadModel {

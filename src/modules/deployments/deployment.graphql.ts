@@ -9,6 +9,7 @@ import { DeploymentSourceEnum, DeploymentStatusEnum } from './deployment-enums.g
 import { SecretRef, SecretReferenceRef, selectsSecretValues } from './secret.graphql.ts';
 import { SourceConfigRef, SourceConfigView, SourceRevisionConfigRef, SourceRevisionConfigView } from './source-config.graphql.ts';
 import { TagValueRef } from './tag.graphql.ts';
+import { etagOf } from './writes/deployment-etag.ts';
 
 // A deployment's revisions are fields of the revisions domain (revisions/deployment-revisions.graphql.ts).
 // Declared before it is implemented, so types that point at each other need no inference cycle.
@@ -56,6 +57,11 @@ builder.node(DeploymentRef, {
     }),
     latestRevisionId: t.expose('latest_revision_id', { type: 'UUID', nullable: true, extensions: columnsOf('latest_revision_id'), description: 'Id of the latest revision.' }),
     activeRevisionId: t.expose('active_revision_id', { type: 'UUID', nullable: true, extensions: columnsOf('active_revision_id'), description: 'Id of the revision serving traffic.' }),
+    etag: t.string({
+      extensions: columnsOf('version'),
+      description: 'Entity tag of the deployment as you see it (REST: the `ETag` header): send it as `ifMatch` so that a change made meanwhile is not overwritten.',
+      resolve: (d, _args, ctx) => etagOf(d.version, ctx.principal.mayReadSecrets),
+    }),
     tagValues: t.field({
       type: [TagValueRef],
       extensions: columnsOf('id'), description: 'Tag values labelling the deployment.',

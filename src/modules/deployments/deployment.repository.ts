@@ -24,7 +24,7 @@ const PROPERTY_OF_COLUMN = {
   id: 'id', tenant_id: 'tenant', name: 'name', status: 'status', source: 'source', deployment_type: 'deploymentType',
   remote_reconciled: 'remoteReconciled', image_version: 'imageVersion', source_config: 'sourceConfig', resource_spec: 'resourceSpec',
   source_revision_config: 'sourceRevisionConfig', latest_revision_id: 'latestRevisionId', active_revision_id: 'activeRevisionId',
-  created_at: 'createdAt', updated_at: 'updatedAt',
+  created_at: 'createdAt', updated_at: 'updatedAt', version: 'version',
 } as const;
 export type DeploymentColumn = keyof typeof PROPERTY_OF_COLUMN;
 /** What every listing reads whatever is asked: the id, and the position in the listing order (cursors). */

@@ -23,7 +23,7 @@ export const VolumeMountRef = builder.objectRef<VolumeMount>('VolumeMount').impl
   }),
 });
 
-const volumeSources: Described = {
+export const VOLUME_SOURCES: Described = {
   configMap: 'A ConfigMap as the volume source.',
   secret: 'A Kubernetes Secret as the volume source.',
   emptyDir: 'A scratch directory that lives as long as the pod.',
@@ -38,7 +38,7 @@ export const VolumeRef = builder.objectRef<Volume>('Volume').implement({
   description: 'A volume of the pod (Kubernetes Volume); exactly one source object is normally set.',
   fields: (t) => ({
     name: t.exposeString('name', { nullable: true, description: 'Name the mounts refer to.' }),
-    ...Object.fromEntries(Object.entries(volumeSources).map(([field, description]) =>
+    ...Object.fromEntries(Object.entries(VOLUME_SOURCES).map(([field, description]) =>
       [field, t.expose(field as 'configMap', { type: 'JSONObject', nullable: true, description })])),
   }),
 });
@@ -85,7 +85,7 @@ export const ContainerRef = builder.objectRef<Container>('Container').implement(
   }),
 });
 
-const integers: Described = {
+export const RESOURCE_SPEC_INTEGERS: Described = {
   minScale: 'Minimum replicas of the main workload.',
   maxScale: 'Maximum replicas of the main workload.',
   memoryMb: 'Memory request of the main workload, in MB.',
@@ -100,7 +100,7 @@ const integers: Described = {
 
 // The legacy interface calls these "numeric" or "numbers" (docs/legacy-api.md#resource-specification):
 // fractional values are kept as they are.
-const numbers: Described = {
+export const RESOURCE_SPEC_NUMBERS: Described = {
   cpu: 'CPU request of the main workload, in cores.',
   cpuLimit: 'CPU limit of the main workload, in cores.',
   queueCpu: 'CPU request of the queue workload, in cores.',
@@ -130,7 +130,7 @@ const numbers: Described = {
 // Each field reads one top-level key of the deployment's resource_spec column, and says so (`keyOf`): a
 // listing reads only the keys selected.
 const RESOURCE_SPEC_KEYS = [
-  ...[...Object.keys(integers), ...Object.keys(numbers)].map(snakeCase),
+  ...[...Object.keys(RESOURCE_SPEC_INTEGERS), ...Object.keys(RESOURCE_SPEC_NUMBERS)].map(snakeCase),
   'labels', 'annotations', 'service_account_name', 'image_pull_secrets', 'volumes', 'volume_mounts', 'init_containers', 'sidecars',
 ] as (keyof StoredResourceSpec & string)[];
 // Stored Kubernetes objects keep Kubernetes' keys, which are the embeddables' own: the same shapes.
@@ -150,9 +150,9 @@ const specKey = (field: string) => ({ extensions: keyOf('resource_spec', snakeCa
 export const ResourceSpecRef = builder.objectRef<ResourceSpecView>('ResourceSpec').implement({
   description: 'Scaling and compute settings of a deployment (REST: `source_config.resource_spec`).',
   fields: (t) => ({
-    ...Object.fromEntries(Object.entries(integers).map(([field, description]) =>
+    ...Object.fromEntries(Object.entries(RESOURCE_SPEC_INTEGERS).map(([field, description]) =>
       [field, t.exposeInt(field as NumberField, { nullable: true, description, ...specKey(field) })])),
-    ...Object.fromEntries(Object.entries(numbers).map(([field, description]) =>
+    ...Object.fromEntries(Object.entries(RESOURCE_SPEC_NUMBERS).map(([field, description]) =>
       [field, t.exposeFloat(field as NumberField, { nullable: true, description, ...specKey(field) })])),
     labels: t.expose('labels', { type: 'JSONObject', nullable: true, description: 'Kubernetes labels.', ...specKey('labels') }),
     annotations: t.expose('annotations', { type: 'JSONObject', nullable: true, description: 'Kubernetes annotations.', ...specKey('annotations') }),

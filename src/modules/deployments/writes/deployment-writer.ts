@@ -1,0 +1,204 @@
+// The deployment writes, each one transaction on the primary through the entities (MikroORM's unit of work):
+// create, change (a new revision when the change names something to build), delete, delete many, redeploy.
+// The semantics are docs/decisions.md#writes'. Both doors call these through the GraphQL mutations.
+import { randomUUID } from 'node:crypto';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import type { SecretCipher } from '../../secrets/secret-cipher.ts';
+import { IntegrationSchema } from '../../integrations/integration.entity.ts';
+import { RevisionSchema } from '../../revisions/revision.entity.ts';
+import { TenantSchema } from '../../tenancy/tenant.entity.ts';
+import { DeploymentSchema, type Deployment } from '../deployment.entity.ts';
+import { SecretReferenceSchema } from '../secret-reference.entity.ts';
+import { SecretSchema } from '../secret.entity.ts';
+import type { DeploymentSource } from '../deployment-enums.ts';
+import { ifMatchAllows } from './deployment-etag.ts';
+import { createProblems, patchProblems } from './deployment-rules.ts';
+import { DeploymentNameTaken, DeploymentNotFound, InvalidValues, PreconditionFailed, RevisionNotFound, valueError } from './write-problems.ts';
+import {
+  BUILD_KEYS, REVISION_KEYS, type CreateRequest, type PatchRequest, type SecretReferenceRequest, type SecretRequest,
+  type SourceRevisionConfigRequest,
+} from './write-requests.ts';
+import { resourceSpecEntity, sourceConfigEntity, sourceConfigChanges, revisionConfigEntity, type RevisionConfig } from './write-entities.ts';
+
+export interface WriteScope {
+  /** The primary's EntityManager, scoped to the caller's tenant. */
+  em: EntityManager;
+  tenantId: string;
+  cipher: SecretCipher;
+  /** Runs inside each write's transaction, just before it commits (an idempotency key is marked there). */
+  beforeCommit?: (tx: EntityManager) => Promise<void>;
+}
+
+/** Most deployments one bulk delete takes (the original's maxItems). */
+export const MAX_BULK_DELETE = 100;
+
+export async function createDeployment(scope: WriteScope, request: CreateRequest): Promise<string> {
+  const problems = createProblems(request);
+  if (problems.length > 0) throw new InvalidValues(problems);
+  return inTransaction(scope, async (tx) => {
+    // Concurrent creates of one name queue here, so exactly one finds the name free (imports are not held back).
+    await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`deployment-name/${scope.tenantId}/${request.name}`]);
+    if (await tx.count(DeploymentSchema, { tenant: scope.tenantId, name: request.name }) > 0) throw new DeploymentNameTaken(request.name);
+    await checkIntegration(tx, request.source_config.integration_id);
+    const now = new Date();
+    const id = randomUUID();
+    const builds = BUILD_KEYS.some((key) => request.source_revision_config[key] != null);
+    const revisionConfig = revisionConfigEntity(request.source_revision_config);
+    const deployment = tx.create(DeploymentSchema, {
+      id, tenant: tx.getReference(TenantSchema, scope.tenantId), name: request.name, status: 'AWAITING_DATABASE',
+      source: request.source, deploymentType: request.source_config.deployment_type ?? 'dev', remoteReconciled: false,
+      sourceConfig: sourceConfigEntity(request.source_config), resourceSpec: resourceSpecEntity(request.source_config.resource_spec),
+      sourceRevisionConfig: revisionConfig, createdAt: now, updatedAt: now,
+    } as never) as Deployment;
+    await replaceSecrets(tx, scope, deployment, false, request.secrets, request.secret_references ?? []);
+    if (builds) addRevision(tx, scope, deployment, request.source, revisionConfig, now);
+    return id;
+  });
+}
+
+export async function updateDeployment(scope: WriteScope, id: string, request: PatchRequest, ifMatch: string | undefined): Promise<string> {
+  return inTransaction(scope, async (tx) => {
+    const deployment = await lockDeployment(tx, scope, id, ifMatch);
+    const problems = patchProblems({
+      source: deployment.source, deploymentType: deployment.deploymentType, repoRef: deployment.sourceRevisionConfig?.repoRef,
+      sourceConfig: storedSourceConfig(deployment),
+    }, request);
+    if (problems.length > 0) throw new InvalidValues(problems);
+    const now = new Date();
+    const config = request.source_config ?? {};
+    Object.assign(deployment.sourceConfig, sourceConfigChanges(config));
+    if (config.resource_spec != null) deployment.resourceSpec = resourceSpecEntity(config.resource_spec) as never;
+    await replaceSecrets(tx, scope, deployment, true, request.secrets ?? undefined, request.secret_references ?? undefined);
+    const revision = request.source_revision_config ?? {};
+    if (REVISION_KEYS.some((key) => revision[key] != null) || request.secrets != null || config.resource_spec != null) {
+      const merged = mergedRevisionConfig(deployment, revision);
+      deployment.sourceRevisionConfig = merged as never;
+      addRevision(tx, scope, deployment, request.revision_source ?? deployment.source, merged, now);
+    }
+    deployment.updatedAt = now;
+    return id;
+  });
+}
+
+export async function deleteDeployment(scope: WriteScope, id: string, ifMatch: string | undefined): Promise<void> {
+  await inTransaction(scope, async (tx) => {
+    const deployment = await lockDeployment(tx, scope, id, ifMatch);
+    await removeDeployments(tx, scope, [deployment.id]);
+  });
+}
+
+/** Deletes those of `ids` the tenant has, in one transaction; the others are reported, not an error. */
+export async function deleteDeployments(scope: WriteScope, ids: readonly string[]): Promise<{ deleted: string[]; notFound: string[] }> {
+  const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
+  return inTransaction(scope, async (tx) => {
+    const found = await tx.find(DeploymentSchema, { tenant: scope.tenantId, id: { $in: unique } }, { fields: ['id'], lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } });
+    const deleted = new Set(found.map((deployment) => deployment.id));
+    await removeDeployments(tx, scope, [...deleted]);
+    return { deleted: unique.filter((id) => deleted.has(id)), notFound: unique.filter((id) => !deleted.has(id)) };
+  });
+}
+
+/** A new revision built from what revision `revisionId` of the deployment was built from. */
+export async function redeployRevision(scope: WriteScope, id: string, revisionId: string, ifMatch: string | undefined): Promise<string> {
+  return inTransaction(scope, async (tx) => {
+    const deployment = await lockDeployment(tx, scope, id, ifMatch);
+    const chosen = await tx.findOne(RevisionSchema, { tenant: scope.tenantId, deployment: id, id: revisionId.toLowerCase() });
+    if (!chosen) throw new RevisionNotFound(revisionId);
+    const config = { ...(chosen.sourceRevisionConfig ?? {}) } as RevisionConfig;
+    const now = new Date();
+    deployment.sourceRevisionConfig = config as never;
+    addRevision(tx, scope, deployment, chosen.source, config, now);
+    deployment.updatedAt = now;
+    return id;
+  });
+}
+
+async function inTransaction<T>(scope: WriteScope, write: (tx: EntityManager) => Promise<T>): Promise<T> {
+  return scope.em.transactional(async (tx) => {
+    const result = await write(tx);
+    await tx.flush();
+    await scope.beforeCommit?.(tx);
+    return result;
+  });
+}
+
+/** The deployment, locked for the rest of the transaction, once `If-Match` (if sent) allows the write. */
+async function lockDeployment(tx: EntityManager, scope: WriteScope, id: string, ifMatch: string | undefined): Promise<Deployment> {
+  const deployment = await tx.findOne(DeploymentSchema, { tenant: scope.tenantId, id: id.toLowerCase() }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!deployment) throw new DeploymentNotFound(id);
+  if (ifMatch !== undefined && !ifMatchAllows(ifMatch, deployment.version)) throw new PreconditionFailed(id, deployment.version);
+  return deployment;
+}
+
+/** Another tenant's integration is refused as an unknown one is: its existence is not the caller's to learn. */
+async function checkIntegration(tx: EntityManager, integrationId: string | null | undefined): Promise<void> {
+  if (integrationId == null) return;
+  if (await tx.count(IntegrationSchema, { id: integrationId.toLowerCase() }) === 0) {
+    throw new InvalidValues([valueError(['source_config', 'integration_id'], integrationId, `integration ${integrationId} not found`)]);
+  }
+}
+
+function storedSourceConfig(deployment: Deployment) {
+  const config = deployment.sourceConfig;
+  return {
+    integration_id: config.integrationId ?? null, repo_url: config.repoUrl ?? null, listener_id: config.listenerId ?? null,
+    listener_config: config.listenerConfig ? { k8s_namespace: config.listenerConfig.k8sNamespace ?? null } : null,
+  };
+}
+
+/** The latest revision's values with the PATCH's non-null ones over them; the commit is the build's to tell. */
+function mergedRevisionConfig(deployment: Deployment, patch: SourceRevisionConfigRequest): RevisionConfig {
+  const current = deployment.sourceRevisionConfig;
+  const next = revisionConfigEntity(patch);
+  return {
+    repoRef: next.repoRef ?? current?.repoRef ?? null,
+    graphConfigPath: next.graphConfigPath ?? current?.graphConfigPath ?? null,
+    imageUri: next.imageUri ?? current?.imageUri ?? null,
+    sourceTarballPath: next.sourceTarballPath ?? current?.sourceTarballPath ?? null,
+    repoCommitSha: null,
+  };
+}
+
+function addRevision(tx: EntityManager, scope: WriteScope, deployment: Deployment, source: DeploymentSource, config: RevisionConfig, now: Date): void {
+  const id = randomUUID();
+  tx.create(RevisionSchema, {
+    id, tenant: tx.getReference(TenantSchema, scope.tenantId), deployment, status: 'QUEUED', source,
+    sourceRevisionConfig: { ...config }, remoteReconciled: false, createdAt: now, updatedAt: now,
+  } as never);
+  deployment.latestRevisionId = id;
+}
+
+/**
+ * Replaces the whole list of secrets (values sealed with the current key, never logged) and/or of secret
+ * references; `stored`: the deployment has rows to remove first.
+ */
+async function replaceSecrets(
+  tx: EntityManager, scope: WriteScope, deployment: Deployment, stored: boolean,
+  secrets: SecretRequest[] | undefined, references: SecretReferenceRequest[] | undefined,
+): Promise<void> {
+  const tenant = tx.getReference(TenantSchema, scope.tenantId);
+  const ofDeployment = { tenant: scope.tenantId, deployment: deployment.id };
+  if (secrets) {
+    if (stored) await tx.nativeDelete(SecretSchema, ofDeployment);
+    secrets.forEach(({ name, value }, position) => {
+      const sealed = scope.cipher.seal(value, { deploymentId: deployment.id, name });
+      tx.create(SecretSchema, { tenant, deployment, name, position, ...sealed } as never);
+    });
+  }
+  if (references) {
+    if (stored) await tx.nativeDelete(SecretReferenceSchema, ofDeployment);
+    references.forEach(({ name, secret_name: secretName, secret_key: secretKey }, position) => {
+      tx.create(SecretReferenceSchema, { tenant, deployment, name, secretName, secretKey, position } as never);
+    });
+  }
+}
+
+/** Revisions, secrets and references first (no cascade in the schema), then the deployments (tags cascade). */
+async function removeDeployments(tx: EntityManager, scope: WriteScope, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const where = { tenant: scope.tenantId, deployment: { $in: ids } };
+  await tx.nativeDelete(RevisionSchema, where);
+  await tx.nativeDelete(SecretSchema, where);
+  await tx.nativeDelete(SecretReferenceSchema, where);
+  await tx.nativeDelete(DeploymentSchema, { tenant: scope.tenantId, id: { $in: ids } });
+}

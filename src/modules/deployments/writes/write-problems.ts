@@ -1,0 +1,68 @@
+// What a write refuses, as the domain says it: each door turns these into its own answers (typed results in
+// the GraphQL schema, FastAPI-shaped bodies on the REST door), so the rules live here once.
+
+/**
+ * One invalid value, in pydantic v2's terms (the REST door's 422 items are these with `body` in front of
+ * `loc`): `loc` is the value's place in the legacy request body (`['source_config', 'repo_url']`).
+ */
+export interface ValueProblem {
+  type: string;
+  loc: (string | number)[];
+  msg: string;
+  input: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+/** A pydantic `value_error`: the message pydantic gives an error a validator raises. */
+export const valueError = (loc: (string | number)[], input: unknown, error: string): ValueProblem =>
+  ({ type: 'value_error', loc, msg: `Value error, ${error}`, input: input ?? null, ctx: { error } });
+
+export class WriteRefusal extends Error {
+  override name = 'WriteRefusal';
+}
+
+/** The request's values break the rules (docs/decisions.md#writes); every problem found, at once. */
+export class InvalidValues extends WriteRefusal {
+  readonly problems: ValueProblem[];
+  constructor(problems: ValueProblem[]) {
+    super(problems.length === 1 ? problems[0]!.msg : `${problems.length} values are invalid`);
+    this.problems = problems;
+  }
+}
+
+/** Names are unique within a tenant. */
+export class DeploymentNameTaken extends WriteRefusal {
+  readonly deploymentName: string;
+  constructor(name: string) {
+    super(`A deployment named "${name}" already exists.`);
+    this.deploymentName = name;
+  }
+}
+
+/** Unknown, or another tenant's: the two look the same (docs/decisions.md#authentication-and-tenants). */
+export class DeploymentNotFound extends WriteRefusal {
+  readonly deploymentId: string;
+  constructor(id: string) {
+    super(`Deployment ID ${id} not found.`);
+    this.deploymentId = id;
+  }
+}
+
+export class RevisionNotFound extends WriteRefusal {
+  readonly revisionId: string;
+  constructor(id: string) {
+    super(`Revision ID ${id} not found.`);
+    this.revisionId = id;
+  }
+}
+
+/** `If-Match` named a version the deployment no longer has: someone else changed it first. */
+export class PreconditionFailed extends WriteRefusal {
+  readonly deploymentId: string;
+  readonly currentVersion: number;
+  constructor(id: string, currentVersion: number) {
+    super(`Deployment ${id} has changed since the version you sent (If-Match); read it again and retry.`);
+    this.deploymentId = id;
+    this.currentVersion = currentVersion;
+  }
+}
