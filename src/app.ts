@@ -14,6 +14,8 @@ import { DOCUMENT_ID_PARAMETER, useTrustedDocuments } from './graphql/trusted-do
 import type { TrustedDocumentManifest } from './graphql/trusted-documents.ts';
 import { useLegacyRest } from './http/legacy-rest.plugin.ts';
 import { REST_ROUTES } from './rest/routes.ts';
+import { IdempotencyStore } from './modules/idempotency/idempotency-store.ts';
+import type { IdempotentWrites } from './rest/idempotent-writes.ts';
 import { RestRouter } from './rest/rest-router.ts';
 import { loadSwaggerUiAssets } from './http/swagger-ui-page.ts';
 import { createGraphQLContext, type AppServices, type GraphQLContext } from './graphql/context.ts';
@@ -135,6 +137,8 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
   const compiledOperations = new CompiledOperations(hasVariableDefaults);
   const operations = new OperationsAtOnce(operationsAtOnce.limit, operationsAtOnce.waitMs);
   const restRouter = new RestRouter(REST_ROUTES);
+  // Writes under an Idempotency-Key, claimed on the primary (docs/decisions.md#idempotency-keys).
+  const idempotentWrites: IdempotentWrites = { store: new IdempotencyStore(), em: () => services.orm.em.fork() };
   const yoga = createYoga<YogaServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
@@ -188,7 +192,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
       // After every plugin that wraps execution: an operation's turn covers all it does.
       useOperationsAtOnce(operations),
       // /openapi.json, /docs, the FastAPI 404 of unknown paths; every REST route with the runner off.
-      useLegacyRest({ routes: REST_ROUTES, router: restRouter, graphqlEndpoint: GRAPHQL_PATH }),
+      useLegacyRest({ routes: REST_ROUTES, router: restRouter, graphqlEndpoint: GRAPHQL_PATH, idempotentWrites }),
       useEventStreams(),
       // After every plugin that answers, so that it compresses each answer (of either door, or a probe) with the
       // headers the others gave it.
@@ -219,7 +223,9 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     const documents = new OperationDocuments((operationName) => yoga.getEnveloped({ request: { method: 'POST' } as Request, params: { query: '', operationName } }));
     return new OperationRunner({
       graphql: new GraphQLRequests({ steps, documents, graphqlEndpoint: GRAPHQL_PATH, trustedDocuments, fetchAPI: yoga.fetchAPI }),
-      rest: new RestRequests({ steps, router: restRouter, routes: REST_ROUTES, logFailure: (message, detail) => yoga.logger.error(message, detail) }),
+      rest: new RestRequests({
+        steps, router: restRouter, routes: REST_ROUTES, idempotentWrites, logFailure: (message, detail) => yoga.logger.error(message, detail),
+      }),
       answerHeaders: { cors, compression: responseCompression },
     });
   }

@@ -10,5 +10,6 @@ import '../modules/revisions/revision.graphql.ts';
 import '../modules/revisions/deployment-revisions.graphql.ts';
 import '../modules/deployments/tag.graphql.ts';
 import '../modules/deployments/live/deployment-change.graphql.ts';
+import '../modules/deployments/writes/deployment-mutations.graphql.ts';
 
 export const schema = builder.toSchema();

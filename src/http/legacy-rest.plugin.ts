@@ -11,6 +11,7 @@ import { scopeOfServerContext } from '../observability/request-scope.ts';
 import type { LegacyAnswer } from '../rest/legacy-responses.ts';
 import { openApiDocument } from '../rest/openapi.ts';
 import type { RestRoute } from '../rest/rest-route.ts';
+import type { IdempotentWrites } from '../rest/idempotent-writes.ts';
 import { isRead, readOnly, restAnswer, type RestRouter, type RouteOperation } from '../rest/rest-router.ts';
 import { swaggerUiPage } from './swagger-ui-page.ts';
 import { legacyJsonAnswer } from '../runner/answer.ts';
@@ -21,6 +22,7 @@ export interface LegacyRestOptions {
   routes: readonly RestRoute[];
   router: RestRouter;
   graphqlEndpoint: string;
+  idempotentWrites?: IdempotentWrites;
 }
 
 function responseOf(legacy: LegacyAnswer): Response {
@@ -28,7 +30,7 @@ function responseOf(legacy: LegacyAnswer): Response {
   return new Response(body === null ? null : bodyBytes(body as string), { status, statusText, headers });
 }
 
-export function useLegacyRest({ routes, router, graphqlEndpoint }: LegacyRestOptions): Plugin<Record<string, unknown>, Record<string, unknown>, GraphQLContext> {
+export function useLegacyRest({ routes, router, graphqlEndpoint, idempotentWrites }: LegacyRestOptions): Plugin<Record<string, unknown>, Record<string, unknown>, GraphQLContext> {
   let yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
   let openApi: string | undefined;
   const documents = new Map<RestRoute, DocumentNode>();
@@ -42,9 +44,11 @@ export function useLegacyRest({ routes, router, graphqlEndpoint }: LegacyRestOpt
         enveloped = yoga.getEnveloped({ ...serverContext, request, params: { query: route.document } });
         return enveloped.contextFactory();
       },
-      execute: async (route, contextValue, variableValues) => {
+      principalOf: (contextValue) => (contextValue as GraphQLContext).principal,
+      execute: async (route, contextValue, variableValues, extras) => {
         let document = documents.get(route);
         if (!document) documents.set(route, (document = prepareRoute(enveloped.schema, route).document));
+        (contextValue as GraphQLContext).beforeCommit = extras.beforeCommit;
         return (await enveloped.execute({ schema: enveloped.schema, document, contextValue, variableValues })) as ExecutionResult;
       },
     };
@@ -59,7 +63,9 @@ export function useLegacyRest({ routes, router, graphqlEndpoint }: LegacyRestOpt
       openApi ??= JSON.stringify(openApiDocument(routes));
       return new Response(openApi, { headers: { 'content-type': 'application/json' } });
     }
-    return responseOf(await restAnswer(router, request.method, url, scope, throughEnvelop(request, serverContext), logFailure));
+    const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : Buffer.from(await request.arrayBuffer());
+    const restRequest = { method: request.method, url, headers: request.headers, body: body?.length ? body : undefined };
+    return responseOf(await restAnswer(router, restRequest, scope, throughEnvelop(request, serverContext), logFailure, idempotentWrites));
   }
 
   return {

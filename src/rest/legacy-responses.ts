@@ -1,6 +1,7 @@
 // Answers in the original service's (FastAPI's) shapes, as data: the operation runner serializes them
 // (runner/answer.ts), as it does GraphQL results.
 import type { ValidationErrorItem } from './pydantic-errors.ts';
+import type { ValueProblem } from '../modules/deployments/writes/write-problems.ts';
 import { RETRY_AFTER_SECONDS } from '../db/connection-loss.ts';
 
 export interface LegacyAnswer {
@@ -15,7 +16,8 @@ export const legacyAnswer = (status: number, body: unknown, headers?: Record<str
 /** `{"detail": "..."}`, the body of every FastAPI HTTPException. */
 export const detail = (status: number, message: string, headers?: Record<string, string>) => legacyAnswer(status, { detail: message }, headers);
 
-export const validationFailed = (errors: ValidationErrorItem[]) => legacyAnswer(422, { detail: errors });
+/** FastAPI's 422: every problem of the parameters and the body, as pydantic lists them. */
+export const validationFailed = (errors: readonly (ValidationErrorItem | ValueProblem)[]) => legacyAnswer(422, { detail: errors });
 
 export const notFoundRoute = () => detail(404, 'Not Found');
 export const methodNotAllowed = (allow: string) => detail(405, 'Method Not Allowed', { allow });

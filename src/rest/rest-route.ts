@@ -2,15 +2,32 @@
 // becomes the legacy JSON. The router, the validation and the OpenAPI document all read these.
 import type { ExecutionResult } from 'graphql';
 import type { ParameterSpec, ParameterValue } from './parameters.ts';
+import type { ValueProblem } from '../modules/deployments/writes/write-problems.ts';
 
 export interface RouteCall {
   values: Record<string, ParameterValue>;
   path: Record<string, string>;
+  /** A write's body, validated (unknown keys dropped). */
+  body?: unknown;
+  /** The request's `If-Match`, for a write that honours it. */
+  ifMatch?: string;
 }
+
+/** A write's body as FastAPI validates it: the value, or every problem (loc relative to the body). */
+export type BodyCheck = (json: unknown) => { ok: true; value: unknown } | { ok: false; errors: ValueProblem[] };
 
 export interface RestRoute {
   /** OpenAPI path template, e.g. `/v2/deployments`. */
   path: string;
+  /** GET when not given (which answers HEAD too). */
+  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** A route that changes data: it needs a key with the write permission. */
+  write?: boolean;
+  /** The request body's validation, for a route that takes one (its OpenAPI schema is `bodySchema`). */
+  body?: BodyCheck;
+  bodySchema?: string;
+  /** Whether a retry under the same `Idempotency-Key` gets the first answer (docs/decisions.md#idempotency-keys). */
+  idempotent?: boolean;
   operationId: string;
   summary: string;
   description: string;
@@ -20,9 +37,11 @@ export interface RestRoute {
   document: string;
   variables(call: RouteCall): Record<string, unknown>;
   /** The legacy JSON for a successful result, or a `{detail}` response for a condition found in the data. */
-  respond(data: Record<string, any>, call: RouteCall): { status: number; body: unknown };
-  /** JSON Schema of the 200 body (OpenAPI 3.1 speaks JSON Schema 2020-12). */
-  responseSchema: Record<string, unknown>;
+  respond(data: Record<string, any>, call: RouteCall): { status: number; body: unknown; headers?: Record<string, string> };
+  /** JSON Schema of the success body (OpenAPI 3.1 speaks JSON Schema 2020-12); null: none (204). */
+  responseSchema: Record<string, unknown> | null;
+  /** The success status, when not 200. */
+  successStatus?: number;
   /** When the route can answer 404 (besides an unknown path): what that means, for the OpenAPI document. */
   notFound?: string;
 }

@@ -10,7 +10,12 @@ import type { RequestScope } from '../observability/request-scope.ts';
 import { clientGone, detail, internalServerError, legacyAnswer, methodNotAllowed, notFoundRoute, serviceUnavailable, temporaryRedirect, validationFailed, type LegacyAnswer } from './legacy-responses.ts';
 import { parseParameters } from './parameters.ts';
 import { pydanticError } from './pydantic-errors.ts';
-import type { RestRoute, RouteCall } from './rest-route.ts';
+import type { BodyCheck, RestRoute, RouteCall } from './rest-route.ts';
+import type { OperationExtras } from '../graphql/context.ts';
+import type { Principal } from '../modules/tenancy/authenticate.ts';
+import { READ_ONLY_KEY } from '../modules/deployments/writes/write-problems.ts';
+import { answerIdempotently, IDEMPOTENCY_KEY, type IdempotentWrites } from './idempotent-writes.ts';
+import { parseJsonBody } from '../modules/deployments/writes/validate-write-request.ts';
 
 /**
  * The path as uvicorn hands it to Starlette (Python's `urllib.parse.unquote`): every valid `%XX` becomes its
@@ -52,28 +57,36 @@ export class RestRouter {
     return this.#segments.has(decodePath(pathname).split('/')[1] ?? '');
   }
 
-  /** The route `pathname` names and its parameters, or the answer Starlette gives instead (404, 307, 405). */
-  resolve(url: URL): MatchedRoute | LegacyAnswer {
+  /**
+   * The route `method` and `pathname` name, and its parameters, or the answer Starlette gives instead (404,
+   * 307, or 405 naming the methods the path has).
+   */
+  resolve(url: URL, method: string): MatchedRoute | LegacyAnswer {
     // uvicorn hands Starlette the percent-decoded path: `/v2/deployment%73` is `/v2/deployments`.
     const pathname = decodePath(url.pathname);
     const found = this.#match(pathname);
-    if (!found) {
-      if (pathname.length > 1 && pathname.endsWith('/') && this.#match(pathname.slice(0, -1))) {
+    if (found.length === 0) {
+      if (pathname.length > 1 && pathname.endsWith('/') && this.#match(pathname.slice(0, -1)).length > 0) {
         const location = new URL(url);
         location.pathname = url.pathname.slice(0, -1);
         return temporaryRedirect(location.toString());
       }
       return notFoundRoute();
     }
-    return found;
+    const wanted = method === 'HEAD' ? 'GET' : method;
+    const matched = found.find(({ route }) => (route.method ?? 'GET') === wanted);
+    if (matched) return matched;
+    return methodNotAllowed(found.flatMap(({ route }) => ((route.method ?? 'GET') === 'GET' ? ['GET', 'HEAD'] : [route.method!])).join(', '));
   }
 
-  #match(pathname: string): MatchedRoute | undefined {
-    for (const { route, pattern } of this.#routes) {
-      const found = pattern.exec(pathname);
-      if (found) return { route, path: { ...found.groups } };
-    }
-    return undefined;
+  /** The routes of the path, one per method: those of the first template that matches it. */
+  #match(pathname: string): MatchedRoute[] {
+    const first = this.#routes.find(({ pattern }) => pattern.test(pathname));
+    if (!first) return [];
+    return this.#routes.flatMap(({ route, pattern }) => {
+      const found = route.path === first.route.path ? pattern.exec(pathname) : null;
+      return found ? [{ route, path: { ...found.groups } }] : [];
+    });
   }
 }
 
@@ -83,21 +96,37 @@ export const readOnly = () => methodNotAllowed('GET, HEAD');
 /** How a route's operation is run: who the caller is (rejecting a refused one), and its execution. */
 export interface RouteOperation<Caller> {
   caller(route: RestRoute): Caller | Promise<Caller>;
-  execute(route: RestRoute, caller: Caller, variables: Record<string, unknown>): Promise<ExecutionResult>;
+  /** Who the caller is, for a write: its tenant and whether its key may write. */
+  principalOf(caller: Caller): Principal;
+  execute(route: RestRoute, caller: Caller, variables: Record<string, unknown>, extras: OperationExtras): Promise<ExecutionResult>;
+}
+
+/** What the REST door reads of a request. */
+export interface RestRequest {
+  method: string;
+  url: URL;
+  headers: Pick<Headers, 'get'>;
+  /** The whole body, already read; undefined for none. */
+  body: Buffer | undefined;
 }
 
 /** Hears of a failure that is the service's fault (answered 500). */
 export type FailureLog = (message: string, detail: unknown) => void;
 
-/** The legacy answer to a request of the REST door's paths; names its route in the scope once matched. */
+/**
+ * The legacy answer to a request of the REST door's paths; names its route in the scope once matched. The
+ * steps, in order: route (404, 307, 405), caller (401, 403, 429), write permission (403), parameters and body
+ * (one 422 with every problem, as FastAPI gives), the Idempotency-Key (idempotent-writes.ts), the operation.
+ */
 export async function restAnswer<Caller>(
-  router: RestRouter, method: string, url: URL, scope: RequestScope, operation: RouteOperation<Caller>, logFailure: FailureLog,
+  router: RestRouter, request: RestRequest, scope: RequestScope, operation: RouteOperation<Caller>, logFailure: FailureLog,
+  idempotentWrites: IdempotentWrites | undefined,
 ): Promise<LegacyAnswer> {
-  const found = router.resolve(url);
+  const { method, url } = request;
+  const found = router.resolve(url, method);
   if (!('route' in found)) return found;
   const { route, path } = found;
   scope.route = route.path;
-  if (!isRead(method)) return readOnly();
   try {
     let caller: Caller;
     try {
@@ -107,13 +136,22 @@ export async function restAnswer<Caller>(
       if (answer) return answer;
       throw refusal;
     }
+    if (route.write && !operation.principalOf(caller).mayWrite) return detail(403, READ_ONLY_KEY);
     const parsed = parseParameters(route.parameters, url.searchParams, path);
-    if (!parsed.ok) return validationFailed(parsed.errors);
-    const call = { values: parsed.values, path };
-    const result = await operation.execute(route, caller, route.variables(call));
-    // A client gone while the operation waited for its turn: it did not run, and nothing is answered.
-    if (scope.ended) return clientGone();
-    return resultAnswer(route, call, url.searchParams, result, (errors) => logFailure('REST operation failed', errors));
+    const body = route.body ? checkedBody(route.body, request.body) : { ok: true as const, value: undefined };
+    if (!parsed.ok || !body.ok) return validationFailed([...(parsed.ok ? [] : parsed.errors), ...(body.ok ? [] : body.errors)]);
+    const call: RouteCall = { values: parsed.values, path, body: body.value, ifMatch: request.headers.get('if-match') ?? undefined };
+    const run = async (extras: OperationExtras) => {
+      const result = await operation.execute(route, caller, route.variables(call), extras);
+      // A client gone while the operation waited for its turn: it did not run, and nothing is answered.
+      if (scope.ended) return clientGone();
+      return resultAnswer(route, call, url.searchParams, result, (errors) => logFailure('REST operation failed', errors));
+    };
+    const key = route.idempotent ? request.headers.get(IDEMPOTENCY_KEY) : null;
+    if (key === null || !idempotentWrites) return await run({});
+    return await answerIdempotently(idempotentWrites, {
+      method, target: url.pathname + url.search, body: request.body, header: key, tenantId: operation.principalOf(caller).tenantId,
+    }, (beforeCommit) => run({ beforeCommit }));
   } catch (error) {
     if (isDatabaseUnavailable(error)) return serviceUnavailable();
     logFailure('REST request failed', error);
@@ -167,3 +205,11 @@ function parameterOfArgument(argument: string): string {
 
 const httpHeadersOf = (error: GraphQLError): Record<string, string> =>
   ((error.extensions.http as { headers?: Record<string, string> } | undefined)?.headers ?? {});
+
+/** A write's body as FastAPI reads it: JSON (else `json_invalid`), then its model (each problem's loc after `body`). */
+function checkedBody(check: BodyCheck, bytes: Buffer | undefined): ReturnType<BodyCheck> {
+  const json = parseJsonBody(bytes);
+  if (!json.ok) return json;
+  const checked = check(json.value);
+  return checked.ok ? checked : { ok: false, errors: checked.errors.map((problem) => ({ ...problem, loc: ['body', ...problem.loc] })) };
+}

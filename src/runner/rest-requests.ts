@@ -8,6 +8,7 @@ import { callerOf } from '../graphql/caller.ts';
 import { runnableOperation, type RunnableOperation } from '../graphql/operation-documents.ts';
 import type { RequestScope } from '../observability/request-scope.ts';
 import type { RestRoute } from '../rest/rest-route.ts';
+import type { IdempotentWrites } from '../rest/idempotent-writes.ts';
 import { restAnswer, type FailureLog, type RestRouter, type RouteOperation } from '../rest/rest-router.ts';
 import type { Principal } from '../modules/tenancy/authenticate.ts';
 import { legacyJsonAnswer, type Answer } from './answer.ts';
@@ -39,6 +40,7 @@ export interface RestRequestsOptions {
   router: RestRouter;
   routes: readonly RestRoute[];
   logFailure: FailureLog;
+  idempotentWrites?: IdempotentWrites;
 }
 
 export class RestRequests {
@@ -70,8 +72,10 @@ export class RestRequests {
     const { steps, router, logFailure } = this.#options;
     const operation: RouteOperation<Principal> = {
       caller: () => callerOf(scope, request.headers, steps.services),
-      execute: (route, principal, variables) => runOperation(steps, scope, principal, this.#operations.get(route)!, variables),
+      principalOf: (principal) => principal,
+      execute: (route, principal, variables, extras) => runOperation(steps, scope, principal, this.#operations.get(route)!, variables, extras),
     };
-    return legacyJsonAnswer(await restAnswer(router, request.method, fullUrl(request), scope, operation, logFailure));
+    const { method, headers, body } = request;
+    return legacyJsonAnswer(await restAnswer(router, { method, url: fullUrl(request), headers, body }, scope, operation, logFailure, this.#options.idempotentWrites));
   }
 }

@@ -8,7 +8,7 @@
 import { execute, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Tracer } from '@opentelemetry/api';
 import type { CompiledOperations } from '../graphql/compiled-operations.plugin.ts';
-import { createGraphQLContext, type AppServices } from '../graphql/context.ts';
+import { createGraphQLContext, type AppServices, type OperationExtras } from '../graphql/context.ts';
 import type { RunnableOperation } from '../graphql/operation-documents.ts';
 import { withReplicaFallback } from '../graphql/replica-fallback.plugin.ts';
 import { executeInTurn, type OperationsAtOnce } from '../limits/operations-at-once.ts';
@@ -36,7 +36,10 @@ export interface OperationSteps {
 const GONE: ExecutionResult = { errors: [] };
 
 /** Runs `operation` for `principal` through every step after the document's; its result, errors masked. */
-export async function runOperation(steps: OperationSteps, scope: RequestScope, principal: Principal, operation: RunnableOperation, variables: Record<string, unknown> | undefined): Promise<ExecutionResult> {
+export async function runOperation(
+  steps: OperationSteps, scope: RequestScope, principal: Principal, operation: RunnableOperation, variables: Record<string, unknown> | undefined,
+  extras: OperationExtras = {},
+): Promise<ExecutionResult> {
   const { schema, metrics, queryCost, maskError, tracer } = steps;
   const { document, operationName } = operation;
   const done = beginOperationMetrics(metrics, scope, operation.operation);
@@ -47,7 +50,7 @@ export async function runOperation(steps: OperationSteps, scope: RequestScope, p
     done(refusal);
     return refusal;
   }
-  const inTurn = () => executeInTurn(steps.operationsAtOnce, () => (scope.ended ? GONE : executeWithContext(steps, principal, operation, variables)));
+  const inTurn = () => executeInTurn(steps.operationsAtOnce, () => (scope.ended ? GONE : executeWithContext(steps, principal, operation, variables, extras)));
   let result: ExecutionResult;
   try {
     result = await (tracer ? inOperationSpan(tracer, document, operation.operation, inTurn) : inTurn());
@@ -62,8 +65,10 @@ export async function runOperation(steps: OperationSteps, scope: RequestScope, p
 }
 
 /** The context, made in the turn, and the execution (again on the primary if a replica failed it). */
-function executeWithContext(steps: OperationSteps, principal: Principal, operation: RunnableOperation, variables: Record<string, unknown> | undefined): ExecutionResult | Promise<ExecutionResult> {
-  const context = createGraphQLContext(principal, steps.services);
+function executeWithContext(
+  steps: OperationSteps, principal: Principal, operation: RunnableOperation, variables: Record<string, unknown> | undefined, extras: OperationExtras,
+): ExecutionResult | Promise<ExecutionResult> {
+  const context = createGraphQLContext(principal, steps.services, extras);
   const run = () => executeCompiled(steps, operation, context, variables);
   const { replicas } = steps.services;
   return replicas ? withReplicaFallback(replicas, context, run) : run();

@@ -22,6 +22,12 @@ const ValueProblemRef = builder.objectRef<ValueProblem>('InvalidValue').implemen
     }),
     message: t.exposeString('msg', { description: 'What is wrong with it.' }),
     type: t.exposeString('type', { description: 'The kind of problem, as pydantic names it (`greater_than_equal`, `value_error`, …).' }),
+    input: t.field({ type: 'JSON', nullable: true, description: 'The value refused, as sent.', resolve: (problem) => problem.input ?? null }),
+    context: t.field({ type: 'JSONObject', nullable: true, description: 'The limits it broke, where there are any (`{"ge": 0.1}`).', resolve: (problem) => problem.ctx ?? null }),
+    restLocation: t.stringList({
+      description: 'Where the value is in the REST body (its snake_case keys), as the 422 `loc` names it after `body`.',
+      resolve: (problem) => problem.loc.map(String),
+    }),
   }),
 });
 

@@ -17,6 +17,9 @@ export interface ValueProblem {
 export const valueError = (loc: (string | number)[], input: unknown, error: string): ValueProblem =>
   ({ type: 'value_error', loc, msg: `Value error, ${error}`, input: input ?? null, ctx: { error } });
 
+/** A read-only key's refusal (GraphQL: FORBIDDEN; REST: 403 with it as `detail`). */
+export const READ_ONLY_KEY = 'This API key may not write: issue one with `npm run apikey -- create --write`';
+
 export class WriteRefusal extends Error {
   override name = 'WriteRefusal';
 }
