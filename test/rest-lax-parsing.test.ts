@@ -1,9 +1,9 @@
-// src/rest/lax-parsing.ts against pydantic v2 (lax mode). Every expected outcome below was checked, while the
+// src/modules/common/lax-parsing.ts against pydantic v2 (lax mode). Every expected outcome below was checked, while the
 // tests were written, with pydantic 2.13 / pydantic-core 2.46 (TypeAdapter(int), TypeAdapter(bool),
-// TypeAdapter(uuid.UUID); for UUIDs the text is `e.errors()[0]['ctx']['error']`). `undefined` stands for a
+// TypeAdapter(float), TypeAdapter(uuid.UUID); for UUIDs the text is `e.errors()[0]['ctx']['error']`). `undefined` stands for a
 // ValidationError. The tests themselves never run Python.
 import { describe, expect, it } from 'vitest';
-import { parseLaxBool, parseLaxInt, parseUuid } from '../src/rest/lax-parsing.ts';
+import { parseLaxBool, parseLaxFloat, parseLaxInt, parseUuid } from '../src/modules/common/lax-parsing.ts';
 
 /** A short, ASCII-only test name for any input. */
 const show = (input: string) => {
@@ -71,6 +71,21 @@ describe('parseLaxBool (TypeAdapter(bool) on a str)', () => {
   ];
   for (const [input, expected] of words) {
     it(`${show(input)} → ${expected}`, () => expect(parseLaxBool(input)).toBe(expected));
+  }
+});
+
+describe('parseLaxFloat (TypeAdapter(float) on a str)', () => {
+  const readings: [string, number | undefined][] = [
+    ['1.5', 1.5], [' 1.5 ', 1.5], ['\u00a01.5\u3000', 1.5], ['+1.5', 1.5], ['-0.25', -0.25], ['.5', 0.5], ['5.', 5], ['1e3', 1000], ['1E-2', 0.01],
+    ['1.e5', 100000], ['007', 7], ['inf', Infinity], ['-INF', -Infinity], ['+Infinity', Infinity], ['nan', NaN], ['NaN', NaN],
+    // Underscores between characters of the untrimmed text.
+    ['1_000', 1000], ['1_0.5', 10.5], ['1_.5', 1.5], ['1._5', 1.5], ['1e1_0', 1e10],
+    ['', undefined], [' ', undefined], ['_1', undefined], ['1_', undefined], ['1__0', undefined], [' 1_0', undefined], ['1_0 ', undefined],
+    ['e1', undefined], ['1e', undefined], ['.', undefined], ['.e5', undefined], ['+-1', undefined], ['0x1', undefined], ['1,5', undefined],
+    ['infinit', undefined], ['infinityx', undefined], ['1.5f', undefined], ['\u200b1', undefined], ['\u0663', undefined],
+  ];
+  for (const [input, expected] of readings) {
+    it(`${show(input)} → ${expected}`, () => expect(parseLaxFloat(input)).toBe(expected));
   }
 });
 

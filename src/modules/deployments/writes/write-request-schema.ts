@@ -1,0 +1,181 @@
+// The request bodies of the deployment writes (POST /v2/deployments, PATCH /v2/deployments/{id}), as the
+// original's pydantic models declare them (shared/spec/original-write-side.md §3.1-3.9). Fields are in the
+// order of that document, which pydantic validates and reports errors in. These differ from the stored record
+// (deployment-record.schema.ts): nothing is required inside source_config, `deployment_type` included, the cpu
+// fields have ranges, the Kubernetes names are required where Kubernetes requires them, and unknown keys are
+// ignored rather than refused.
+import {
+  bool, componentSchemasOf, dictOf, float, freeForm, int, listOf, model, nested, oneOf, optional, optionalNotNull,
+  ranged, required, string, uuid, type ModelValue,
+} from '../../common/request-model.ts';
+import { DEPLOYMENT_SOURCES, DEPLOYMENT_TYPES } from '../deployment-enums.ts';
+
+export { jsonSchemaOf } from '../../common/request-model.ts';
+
+/** A revision's source may be any deployment source but `external_docker`. */
+export const REVISION_SOURCES = ['github', 'internal_docker', 'internal_source'] as const;
+
+// Kubernetes-shaped helpers (§3.7): Kubernetes' camelCase keys, unlike the rest of the API.
+const stringMap = dictOf(string);
+
+const LocalObjectReference = model('LocalObjectReference', {
+  name: required(string),
+});
+
+const ResourceRequirements = model('ResourceRequirements', {
+  limits: optional(stringMap),
+  requests: optional(stringMap),
+});
+
+const VolumeMount = model('VolumeMount', {
+  name: optionalNotNull(string),
+  mountPath: optionalNotNull(string),
+  subPath: optional(string),
+  mountPropagation: optional(string),
+  readOnly: optional(bool),
+  subPathExpr: optional(string),
+});
+
+const EnvVar = model('EnvVar', {
+  name: required(string, 'A C identifier.'),
+  value: optional(string, 'Defaults to the empty string.'),
+  valueFrom: optional(freeForm, 'Not together with a non-empty value.'),
+});
+
+const Container = model('Container', {
+  name: required(string, 'A DNS label.'),
+  image: required(string),
+  imagePullPolicy: optional(string, 'Always, Never or IfNotPresent.'),
+  command: optional(listOf(string)),
+  args: optional(listOf(string)),
+  workingDir: optional(string),
+  env: optional(listOf(nested(EnvVar))),
+  envFrom: optional(listOf(freeForm)),
+  resources: optional(nested(ResourceRequirements)),
+  volumeMounts: optional(listOf(nested(VolumeMount))),
+  securityContext: optional(freeForm),
+  restartPolicy: optional(string, 'Always or OnFailure.'),
+});
+
+const Volume = model('Volume', {
+  name: optionalNotNull(string, 'A DNS label, unique in the pod.'),
+  configMap: optional(freeForm),
+  secret: optional(freeForm),
+  emptyDir: optional(freeForm),
+  persistentVolumeClaim: optional(freeForm),
+  nfs: optional(freeForm),
+  projected: optional(freeForm),
+  downwardAPI: optional(freeForm),
+  csi: optional(freeForm),
+});
+
+const cpu = ranged('float', 0.1, 8);
+const cpuLimit = ranged('float', 0.1, 16);
+
+const ResourceSpec = model('ResourceSpec-Input', {
+  min_scale: optional(int),
+  max_scale: optional(int),
+  cpu: optional(cpu, 'CPU request (cores) per replica; the limit defaults to twice this.'),
+  cpu_limit: optional(cpuLimit),
+  memory_mb: optional(int),
+  memory_limit_mb: optional(int),
+  queue_min_scale: optional(int),
+  queue_max_scale: optional(int),
+  queue_cpu: optional(cpu),
+  queue_cpu_limit: optional(cpuLimit),
+  queue_memory_mb: optional(int),
+  queue_memory_limit_mb: optional(int),
+  orchestrator_cpu: optional(float),
+  orchestrator_cpu_limit: optional(float),
+  orchestrator_memory_mb: optional(int),
+  orchestrator_memory_limit_mb: optional(int),
+  orchestrator_min_scale: optional(int),
+  orchestrator_max_scale: optional(int),
+  executor_cpu: optional(float),
+  executor_cpu_limit: optional(float),
+  executor_memory_mb: optional(int),
+  executor_memory_limit_mb: optional(int),
+  redis_cpu: optional(cpu),
+  redis_cpu_limit: optional(cpuLimit),
+  redis_memory_mb: optional(int),
+  redis_memory_limit_mb: optional(int),
+  labels: optional(stringMap),
+  annotations: optional(stringMap),
+  service_account_name: optional(string, 'Must already exist in the target namespace.'),
+  image_pull_secrets: optional(listOf(nested(LocalObjectReference))),
+  volumes: optional(listOf(nested(Volume))),
+  volume_mounts: optional(listOf(nested(VolumeMount))),
+  init_containers: optional(listOf(nested(Container))),
+  sidecars: optional(listOf(nested(Container))),
+  db_cpu: optional(float),
+  db_cpu_limit: optional(float),
+  db_memory_mb: optional(int),
+  db_memory_limit_mb: optional(int),
+  db_storage_gi: optional(int),
+  db_max_connections: optional(int),
+}, {
+  title: 'ResourceSpec',
+  description: 'Only for external_docker. Non-null on PATCH: a new revision, and the whole stored resource_spec is replaced.',
+});
+
+const ListenerConfig = model('ListenerConfig', {
+  k8s_namespace: optional(string, 'Target namespace; immutable; only for listeners of the k8s compute type.'),
+});
+
+const SourceConfigRequest = model('SourceConfigRequest', {
+  integration_id: optional(uuid, 'Git-host integration; immutable; github only.'),
+  repo_url: optional(string, 'Immutable; github only.'),
+  deployment_type: optional(oneOf(DEPLOYMENT_TYPES), 'Immutable.'),
+  build_on_push: optional(bool, 'Not with a repo_ref under refs/tags/; github only.'),
+  custom_url: optional(string, 'Settable for external_docker only.'),
+  resource_spec: optional(nested(ResourceSpec)),
+  listener_id: optional(uuid, 'Immutable; external_docker only.'),
+  listener_config: optional(nested(ListenerConfig)),
+  install_command: optional(string, 'JavaScript projects only; run from the repository root.'),
+  build_command: optional(string, 'JavaScript projects only; run from the config file\'s directory.'),
+}, { description: 'Settings that need no new revision when changed, or cannot be changed; validated against the source.' });
+
+const SourceRevisionConfigRequest = model('SourceRevisionConfigRequest', {
+  repo_ref: optional(string, 'A branch, or a full tag ref (refs/tags/v1.0.0); github only.'),
+  graph_config_path: optional(string, 'Path of the config file; required on create for github and internal_source, null otherwise.'),
+  image_uri: optional(string, 'Docker image URI (external_docker).'),
+  source_tarball_path: optional(string, 'An object path from POST /v2/deployments/{deployment_id}/upload-url; internal_source only.'),
+}, { description: 'Settings that need a new revision when changed: non-null on PATCH starts one.' });
+
+const Secret = model('Secret', {
+  name: required(string),
+  value: required(string),
+}, { description: 'Exposed as an environment variable of the deployed container.' });
+
+const SecretReference = model('SecretReference', {
+  name: required(string, 'The environment variable to fill.'),
+  secret_name: required(string, 'An existing Kubernetes Secret in the deployment\'s namespace.'),
+  secret_key: required(string, 'The key inside that Secret.'),
+});
+
+export const DeploymentCreateRequest = model('DeploymentCreateRequest', {
+  name: required(string, 'Deployment name (a tracing project of the same name is created); immutable.'),
+  source: required(oneOf(DEPLOYMENT_SOURCES), 'Immutable.'),
+  source_config: required(nested(SourceConfigRequest)),
+  source_revision_config: required(nested(SourceRevisionConfigRequest)),
+  secrets: required(listOf(nested(Secret))),
+  secret_references: optional(listOf(nested(SecretReference)), 'Kubernetes Secret references; external_docker only.'),
+}, { description: 'Request body for creating a deployment.' });
+
+export const DeploymentPatchRequest = model('DeploymentPatchRequest', {
+  revision_source: optional(oneOf(REVISION_SOURCES), 'The source of this revision; the deployment\'s own when absent.'),
+  source_config: optional(nested(SourceConfigRequest)),
+  source_revision_config: optional(nested(SourceRevisionConfigRequest)),
+  secrets: optional(listOf(nested(Secret)), 'Non-null: a new revision.'),
+  secret_references: optional(listOf(nested(SecretReference)), 'external_docker only.'),
+}, { description: 'Request body for patching a deployment; may start a new revision, depending on what it sets.' });
+
+/** A valid create body: snake_case keys (camelCase inside the Kubernetes shapes), only the keys sent. */
+export type CreateRequest = ModelValue<typeof DeploymentCreateRequest>;
+/** A valid patch body: every key optional; null is kept, so "absent" and "null" stay apart. */
+export type PatchRequest = ModelValue<typeof DeploymentPatchRequest>;
+
+/** JSON Schemas of both bodies and every model inside them, by OpenAPI component name. */
+export function writeRequestSchemas(): Record<string, Record<string, unknown>> {
+  return componentSchemasOf([DeploymentCreateRequest, DeploymentPatchRequest]);
+}
