@@ -2,6 +2,7 @@
 // response schemas); swagger-ui-page.ts renders it at /docs.
 import type { ParameterSpec } from './parameters.ts';
 import { componentSchemas } from './response-schemas.ts';
+import { writeRequestSchemas } from '../modules/deployments/writes/write-request-schema.ts';
 import type { RestRoute } from './rest-route.ts';
 
 function parameterSchema(spec: ParameterSpec): Record<string, unknown> {
@@ -13,6 +14,7 @@ function parameterSchema(spec: ParameterSpec): Record<string, unknown> {
     case 'uuid': return { type: 'string', format: 'uuid' };
     case 'enum-list': return { anyOf: [{ type: 'string', description: `Comma-separated: ${spec.values.join(', ')}` }, { type: 'null' }] };
     case 'uuid-list': return { anyOf: [{ type: 'string', description: `Comma-separated UUIDs, at most ${spec.maxItems}` }, { type: 'null' }] };
+    case 'uuid-array': return { type: 'array', items: { type: 'string', format: 'uuid' }, maxItems: spec.maxItems };
   }
 }
 
@@ -22,15 +24,23 @@ const errorResponse = (description: string, schema = 'HTTPError') => ({
 });
 
 function operation(route: RestRoute) {
+  const success = route.responseSchema
+    ? { description: 'Successful Response', content: { 'application/json': { schema: route.responseSchema } } }
+    : { description: 'Successful Response (no content)' };
   const responses: Record<string, unknown> = {
-    200: { description: 'Successful Response', content: { 'application/json': { schema: route.responseSchema } } },
+    [route.successStatus ?? 200]: success,
+    ...route.otherResponses,
     401: errorResponse('No API key (`Not authenticated`), or an unknown or revoked one (`Invalid API key`).'),
-    403: errorResponse('The tenant in X-Tenant-Id is not granted to the key, or the key has several tenants and none was chosen.'),
+    403: errorResponse(route.write
+      ? 'The key may not write (`apikey create --write` issues one that may), the tenant in X-Tenant-Id is not granted to the key, or the key has several tenants and none was chosen.'
+      : 'The tenant in X-Tenant-Id is not granted to the key, or the key has several tenants and none was chosen.'),
     500: errorResponse('Internal Server Error'),
   };
   if (route.notFound) responses[404] = errorResponse(route.notFound);
-  // As FastAPI does: only a route with parameters can fail their validation.
-  if (route.parameters.length > 0) responses[422] = errorResponse('Validation Error: every invalid parameter, as FastAPI lists them.', 'HTTPValidationError');
+  // As FastAPI does: only a route with parameters or a body can fail their validation.
+  if (route.parameters.length > 0 || route.body) {
+    responses[422] = errorResponse(`Validation Error: every invalid parameter${route.body ? ' and body value' : ''}, as FastAPI lists them.`, 'HTTPValidationError');
+  }
   return {
     tags: [route.tag],
     summary: route.summary,
@@ -42,7 +52,16 @@ function operation(route: RestRoute) {
         name: spec.name, in: spec.in, required: spec.in === 'path', description: spec.description, schema: parameterSchema(spec),
       })),
       { name: 'X-Tenant-Id', in: 'header', required: false, description: 'The tenant to act for; needed when the key has several.', schema: { type: 'string', format: 'uuid' } },
+      ...(route.idempotent ? [{
+        name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 },
+        description: 'Any unique string (a UUID): a retry with the same key and body gets the first answer instead of a second write (kept 24 hours).',
+      }] : []),
+      ...(route.ifMatch ? [{
+        name: 'If-Match', in: 'header', required: false, schema: { type: 'string' },
+        description: 'The `ETag` you last read: 412 if the deployment changed since, so that no one\'s change is overwritten unseen.',
+      }] : []),
     ],
+    ...(route.bodySchema && { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.bodySchema}` } } } } }),
     responses,
   };
 }
@@ -55,9 +74,12 @@ export function openApiDocument(routes: readonly RestRoute[]) {
       version: '1.0.0',
       description: 'The original service\'s /v1 and /v2 paths, served from the same resolvers as the GraphQL API at /graphql.',
     },
-    paths: Object.fromEntries(routes.map((route) => [route.path, { get: operation(route) }])),
+    paths: routes.reduce<Record<string, Record<string, unknown>>>((paths, route) => {
+      (paths[route.path] ??= {})[(route.method ?? 'GET').toLowerCase()] = operation(route);
+      return paths;
+    }, {}),
     components: {
-      schemas: componentSchemas(),
+      schemas: { ...componentSchemas(), ...writeRequestSchemas() },
       securitySchemes: {
         APIKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
         BearerKey: { type: 'http', scheme: 'bearer', description: 'The same API key as `Authorization: Bearer <key>`.' },

@@ -19,6 +19,8 @@ export type ParameterSpec = Common & (
   /** Comma-separated UUIDs; an empty string means "no filter". */
   | { kind: 'uuid-list'; maxItems: number }
   | { kind: 'uuid' }
+  /** A required list of UUIDs, the key repeated (`?id=…&id=…`), as FastAPI reads a `list[UUID]` query parameter. */
+  | { kind: 'uuid-array'; maxItems: number }
 );
 
 /** Integers stay exact (`bigint`): pydantic reads arbitrarily large ones, and an offset is echoed as sent. */
@@ -36,8 +38,14 @@ export function parseParameters(specs: readonly ParameterSpec[], query: URLSearc
   const values: Record<string, ParameterValue> = {};
   const errors: ValidationErrorItem[] = [];
   for (const spec of specs) {
-    const raw = spec.in === 'path' ? path[spec.name] : query.getAll(spec.name).at(-1);
     const loc: Location = [spec.in, spec.name];
+    if (spec.kind === 'uuid-array') {
+      const result = parseUuidArray(query.getAll(spec.name), loc, spec.maxItems);
+      if ('errors' in result) errors.push(...result.errors);
+      else values[spec.name] = result.value;
+      continue;
+    }
+    const raw = spec.in === 'path' ? path[spec.name] : query.getAll(spec.name).at(-1);
     const result = raw === undefined ? { value: spec.kind === 'int' ? BigInt(spec.default) : undefined } : parseValue(spec, raw, loc);
     if ('errors' in result) errors.push(...result.errors);
     else values[spec.name] = result.value;
@@ -77,6 +85,8 @@ function parseValue(spec: ParameterSpec, raw: string, loc: Location): { value: P
         (spec.values.includes(item) ? [] : [pydanticError.enumError([...loc, index], item, spec.values)]));
       return errors.length > 0 ? { errors } : { value: items };
     }
+    case 'uuid-array':
+      return parseUuidArray([raw], loc, spec.maxItems);
     case 'uuid-list': {
       if (raw === '') return { value: undefined };
       const items = raw.split(',');
@@ -91,4 +101,17 @@ function parseValue(spec: ParameterSpec, raw: string, loc: Location): { value: P
       return errors.length > 0 ? { errors } : { value: uuids };
     }
   }
+}
+
+function parseUuidArray(items: string[], loc: Location, maxItems: number): { value: string[] } | { errors: ValidationErrorItem[] } {
+  if (items.length === 0) return { errors: [pydanticError.missing(loc, null)] };
+  if (items.length > maxItems) return { errors: [pydanticError.tooLong(loc, items, maxItems, items.length)] };
+  const uuids: string[] = [];
+  const errors: ValidationErrorItem[] = [];
+  items.forEach((item, index) => {
+    const parsed = parseUuid(item);
+    if ('uuid' in parsed) uuids.push(parsed.uuid);
+    else errors.push(pydanticError.uuidParsing([...loc, index], item, parsed.error));
+  });
+  return errors.length > 0 ? { errors } : { value: uuids };
 }

@@ -30,6 +30,10 @@ const zodBodies = {
   RevisionList: z.strictObject({ resources: z.array(revisionRecordSchema), offset: z.number().int() }),
   Installation: installationRecordSchema,
   InstallationList: z.array(installationRecordSchema),
+  BulkDeletion: z.strictObject({
+    deleted_ids: z.array(uuid),
+    failed: z.array(z.strictObject({ deployment_id: z.string(), status: z.number().int(), detail: z.string() })),
+  }),
 };
 
 type JsonSchema = Record<string, unknown>;

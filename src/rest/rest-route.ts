@@ -42,6 +42,10 @@ export interface RestRoute {
   responseSchema: Record<string, unknown> | null;
   /** The success status, when not 200. */
   successStatus?: number;
+  /** Answers besides success and the common errors, for the OpenAPI document (`409: {...}`). */
+  otherResponses?: Record<number, unknown>;
+  /** Whether the route honours `If-Match` (412 when the deployment changed since). */
+  ifMatch?: boolean;
   /** When the route can answer 404 (besides an unknown path): what that means, for the OpenAPI document. */
   notFound?: string;
 }

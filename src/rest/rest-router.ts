@@ -15,7 +15,7 @@ import type { OperationExtras } from '../graphql/context.ts';
 import type { Principal } from '../modules/tenancy/authenticate.ts';
 import { READ_ONLY_KEY } from '../modules/deployments/writes/write-problems.ts';
 import { answerIdempotently, IDEMPOTENCY_KEY, type IdempotentWrites } from './idempotent-writes.ts';
-import { parseJsonBody } from '../modules/deployments/writes/validate-write-request.ts';
+import { parseJsonBody } from './json-body.ts';
 
 /**
  * The path as uvicorn hands it to Starlette (Python's `urllib.parse.unquote`): every valid `%XX` becomes its
@@ -138,7 +138,10 @@ export async function restAnswer<Caller>(
     }
     if (route.write && !operation.principalOf(caller).mayWrite) return detail(403, READ_ONLY_KEY);
     const parsed = parseParameters(route.parameters, url.searchParams, path);
-    const body = route.body ? checkedBody(route.body, request.body) : { ok: true as const, value: undefined };
+    // A body that is no JSON (or no body) is answered on its own; else one 422 lists parameters and body together.
+    const json = route.body ? parseJsonBody(request.body, request.headers.get('content-type') ?? undefined) : { ok: true as const, value: undefined };
+    if (!json.ok) return json.status === 400 ? detail(400, json.detail) : validationFailed(json.errors);
+    const body = route.body ? checkedBody(route.body, json.value) : { ok: true as const, value: undefined };
     if (!parsed.ok || !body.ok) return validationFailed([...(parsed.ok ? [] : parsed.errors), ...(body.ok ? [] : body.errors)]);
     const call: RouteCall = { values: parsed.values, path, body: body.value, ifMatch: request.headers.get('if-match') ?? undefined };
     const run = async (extras: OperationExtras) => {
@@ -181,8 +184,8 @@ function resultAnswer(route: RestRoute, call: RouteCall, query: URLSearchParams,
   // read-secrets scope) and already logged: the rest of the page is served (docs/decisions.md#unreadable-secrets).
   const errors = result.errors?.filter((error) => error.extensions?.code !== 'SECRET_UNREADABLE');
   if (!errors?.length) {
-    const { status, body } = route.respond(result.data as Record<string, unknown>, call);
-    return legacyAnswer(status, body);
+    const { status, body, headers } = route.respond(result.data as Record<string, unknown>, call);
+    return legacyAnswer(status, body, headers);
   }
   const [first] = errors;
   const classified = classifiedAnswer(first);
@@ -206,10 +209,8 @@ function parameterOfArgument(argument: string): string {
 const httpHeadersOf = (error: GraphQLError): Record<string, string> =>
   ((error.extensions.http as { headers?: Record<string, string> } | undefined)?.headers ?? {});
 
-/** A write's body as FastAPI reads it: JSON (else `json_invalid`), then its model (each problem's loc after `body`). */
-function checkedBody(check: BodyCheck, bytes: Buffer | undefined): ReturnType<BodyCheck> {
-  const json = parseJsonBody(bytes);
-  if (!json.ok) return json;
-  const checked = check(json.value);
+/** A write's JSON body checked against its model (each problem's loc after `body`). */
+function checkedBody(check: BodyCheck, json: unknown): ReturnType<BodyCheck> {
+  const checked = check(json);
   return checked.ok ? checked : { ok: false, errors: checked.errors.map((problem) => ({ ...problem, loc: ['body', ...problem.loc] })) };
 }

@@ -3,8 +3,10 @@ import { getDeploymentRoute, listDeploymentsRoute } from './deployments.route.ts
 import { installationRoutes } from './installations.route.ts';
 import { repositoryRoutes } from './repositories.route.ts';
 import type { RestRoute } from './rest-route.ts';
+import { deploymentWriteRoutes } from './deployment-writes.route.ts';
 import { getRevisionRoute, listRevisionsRoute } from './revisions.route.ts';
 
 export const REST_ROUTES: RestRoute[] = [
   ...repositoryRoutes, ...installationRoutes, listDeploymentsRoute, getDeploymentRoute, listRevisionsRoute, getRevisionRoute,
+  ...deploymentWriteRoutes,
 ];

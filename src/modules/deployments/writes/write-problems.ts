@@ -1,3 +1,4 @@
+import { pydanticError, type BodyPath, type ValidationErrorItem } from '../../common/pydantic-errors.ts';
 // What a write refuses, as the domain says it: each door turns these into its own answers (typed results in
 // the GraphQL schema, FastAPI-shaped bodies on the REST door), so the rules live here once.
 
@@ -5,17 +6,10 @@
  * One invalid value, in pydantic v2's terms (the REST door's 422 items are these with `body` in front of
  * `loc`): `loc` is the value's place in the legacy request body (`['source_config', 'repo_url']`).
  */
-export interface ValueProblem {
-  type: string;
-  loc: (string | number)[];
-  msg: string;
-  input: unknown;
-  ctx?: Record<string, unknown>;
-}
+export type ValueProblem = ValidationErrorItem<BodyPath>;
 
-/** A pydantic `value_error`: the message pydantic gives an error a validator raises. */
-export const valueError = (loc: (string | number)[], input: unknown, error: string): ValueProblem =>
-  ({ type: 'value_error', loc, msg: `Value error, ${error}`, input: input ?? null, ctx: { error } });
+/** A pydantic `value_error`: what pydantic reports for an error a model's validator raises. */
+export const valueError = (loc: BodyPath, input: unknown, error: string): ValueProblem => pydanticError.valueError(loc, input ?? null, error);
 
 /** A read-only key's refusal (GraphQL: FORBIDDEN; REST: 403 with it as `detail`). */
 export const READ_ONLY_KEY = 'This API key may not write: issue one with `npm run apikey -- create --write`';

@@ -1,0 +1,185 @@
+// The original's deployment writes (docs/rest.md#writes): POST /v2/deployments, PATCH and DELETE
+// /v2/deployments/{deployment_id}, DELETE /v2/deployments (bulk) and POST …/revisions/{revision_id}/redeploy.
+// Each runs its GraphQL mutation; the body is validated first as FastAPI validates the original's models, and
+// the mutation's typed refusals become the original's status codes and `detail` bodies.
+import { validateCreateRequest, validatePatchRequest } from '../modules/deployments/writes/validate-write-request.ts';
+import { MAX_BULK_DELETE } from '../modules/deployments/writes/deployment-writer.ts';
+import { DEPLOYMENT_NOT_FOUND, deploymentIdParameter, deploymentNotFound, recordSelection, toLegacyJson, type LegacyDeploymentJson } from './deployments.route.ts';
+import { legacyResponseSchema } from './response-schemas.ts';
+import type { RestRoute, RouteCall } from './rest-route.ts';
+import { graphqlInputOf } from './write-variables.ts';
+
+/** What every write's result union answers besides its payload: the refusals' fields the REST door maps. */
+const REFUSED = '__typename ... on MutationError { message }';
+const INVALID = '... on InvalidInputError { problems { restLocation type message input context } }';
+const PRECONDITION = '... on PreconditionFailedError { currentEtag }';
+
+const recordWithEtag = recordSelection.replace(/ }$/, ' etag }');
+
+interface Refusal {
+  __typename: string;
+  message: string;
+  problems?: { restLocation: string[]; type: string; message: string; input: unknown; context: Record<string, unknown> | null }[];
+  currentEtag?: string;
+}
+
+/** The original's answer to a typed refusal (docs/decisions.md#writes); undefined for a payload. */
+function refusalAnswer(result: Refusal): { status: number; body: unknown; headers?: Record<string, string> } | undefined {
+  switch (result.__typename) {
+    case 'InvalidInputError':
+      return {
+        status: 422,
+        body: {
+          detail: result.problems!.map(({ restLocation, type, message, input, context }) => ({
+            type, loc: ['body', ...restLocation.map((part) => (/^\d+$/.test(part) ? Number(part) : part))], msg: message, input,
+            ...(context && { ctx: context }),
+          })),
+        },
+      };
+    case 'DeploymentNameTakenError': return { status: 409, body: { detail: result.message } };
+    case 'DeploymentNotFoundError':
+    case 'RevisionNotFoundError': return { status: 404, body: { detail: result.message } };
+    case 'PreconditionFailedError': return { status: 412, body: { detail: result.message }, headers: { etag: result.currentEtag! } };
+    default: return undefined;
+  }
+}
+
+/** The deployment record a write answers with, its ETag (and Location, for a new one) in the headers. */
+function deploymentAnswer(status: number, payload: { deployment: LegacyDeploymentJson & { etag: string } }, location = false) {
+  const { etag, ...record } = payload.deployment;
+  const headers: Record<string, string> = { etag };
+  if (location) headers.location = `/v2/deployments/${String(record.id)}`;
+  return { status, body: toLegacyJson(record as LegacyDeploymentJson), headers };
+}
+
+const ifMatchVariable = (call: RouteCall) => (call.ifMatch === undefined ? {} : { ifMatch: call.ifMatch });
+
+export const createDeploymentRoute: RestRoute = {
+  path: '/v2/deployments',
+  method: 'POST',
+  write: true,
+  idempotent: true,
+  operationId: 'create_deployment_v2_deployments_post',
+  summary: 'Create Deployment',
+  description: 'Creates a deployment. It gets its first revision (`QUEUED`) when `source_revision_config` names something to build '
+    + '(`repo_ref`, `image_uri` or `source_tarball_path`); otherwise `latest_revision_id` stays null until the first PATCH that does.',
+  tag: 'deployments',
+  parameters: [],
+  body: validateCreateRequest as RestRoute['body'],
+  bodySchema: 'DeploymentCreateRequest',
+  document: `mutation LegacyCreateDeployment($input: CreateDeploymentInput!) {
+  createDeployment(input: $input) {
+    ${REFUSED} ${INVALID}
+    ... on CreateDeploymentPayload { deployment ${recordWithEtag} }
+  }
+}`,
+  variables: ({ body }) => ({ input: graphqlInputOf(body as Record<string, unknown>) }),
+  respond: (data) => refusalAnswer(data.createDeployment) ?? deploymentAnswer(201, data.createDeployment, true),
+  successStatus: 201,
+  otherResponses: { 409: { description: 'The tenant already has a deployment of that name.' } },
+  responseSchema: legacyResponseSchema('Deployment'),
+};
+
+export const patchDeploymentRoute: RestRoute = {
+  path: '/v2/deployments/{deployment_id}',
+  method: 'PATCH',
+  write: true,
+  idempotent: true,
+  ifMatch: true,
+  operationId: 'patch_deployment_v2_deployments__deployment_id__patch',
+  summary: 'Patch Deployment',
+  description: 'Changes a deployment. A non-null `source_revision_config` field, `secrets` or `source_config.resource_spec` makes a new revision '
+    + '(`QUEUED`), already the `latest_revision_id` of the answer; non-null `secrets` and `secret_references` replace the whole list.',
+  tag: 'deployments',
+  parameters: [deploymentIdParameter],
+  body: validatePatchRequest as RestRoute['body'],
+  bodySchema: 'DeploymentPatchRequest',
+  document: `mutation LegacyPatchDeployment($input: UpdateDeploymentInput!) {
+  updateDeployment(input: $input) {
+    ${REFUSED} ${INVALID} ${PRECONDITION}
+    ... on UpdateDeploymentPayload { deployment ${recordWithEtag} }
+  }
+}`,
+  variables: (call) => ({ input: { id: call.values.deployment_id, ...ifMatchVariable(call), ...graphqlInputOf(call.body as Record<string, unknown>) } }),
+  respond: (data) => refusalAnswer(data.updateDeployment) ?? deploymentAnswer(200, data.updateDeployment),
+  otherResponses: { 412: { description: 'If-Match names a version the deployment no longer has.' } },
+  responseSchema: legacyResponseSchema('Deployment'),
+  notFound: DEPLOYMENT_NOT_FOUND,
+};
+
+export const deleteDeploymentRoute: RestRoute = {
+  path: '/v2/deployments/{deployment_id}',
+  method: 'DELETE',
+  write: true,
+  ifMatch: true,
+  operationId: 'delete_deployment_v2_deployments__deployment_id__delete',
+  summary: 'Delete Deployment',
+  description: 'Deletes the deployment with its revisions, secrets and tags, at once: a GET then answers 404.',
+  tag: 'deployments',
+  parameters: [
+    deploymentIdParameter,
+    { name: 'delete_tracing_project', in: 'query', kind: 'bool', description: 'Accepted as the original accepts it (default false); this service keeps no tracing projects, so it changes nothing.' },
+  ],
+  document: `mutation LegacyDeleteDeployment($input: DeleteDeploymentInput!) {
+  deleteDeployment(input: $input) {
+    ${REFUSED} ${PRECONDITION}
+    ... on DeleteDeploymentPayload { deletedId }
+  }
+}`,
+  variables: (call) => ({ input: { id: call.values.deployment_id, deleteTracingProject: call.values.delete_tracing_project ?? false, ...ifMatchVariable(call) } }),
+  respond: (data) => refusalAnswer(data.deleteDeployment) ?? { status: 204, body: null },
+  successStatus: 204,
+  otherResponses: { 412: { description: 'If-Match names a version the deployment no longer has.' } },
+  responseSchema: null,
+  notFound: DEPLOYMENT_NOT_FOUND,
+};
+
+export const deleteDeploymentsRoute: RestRoute = {
+  path: '/v2/deployments',
+  method: 'DELETE',
+  write: true,
+  operationId: 'delete_deployments_v2_deployments_delete',
+  summary: 'Delete Deployments',
+  description: `Deletes up to ${MAX_BULK_DELETE} deployments (\`?deployment_ids=<uuid>&deployment_ids=<uuid>\`) in one transaction. `
+    + '200 when all were deleted; 207 when some were not found (`failed` says which); 404 when none was.',
+  tag: 'deployments',
+  parameters: [{ name: 'deployment_ids', in: 'query', kind: 'uuid-array', maxItems: MAX_BULK_DELETE, description: `Deployments to delete, the key repeated; at most ${MAX_BULK_DELETE}.` }],
+  document: `mutation LegacyDeleteDeployments($input: DeleteDeploymentsInput!) {
+  deleteDeployments(input: $input) { deletedIds notFoundIds }
+}`,
+  variables: ({ values }) => ({ input: { ids: values.deployment_ids } }),
+  respond: (data) => {
+    const { deletedIds, notFoundIds } = data.deleteDeployments as { deletedIds: string[]; notFoundIds: string[] };
+    if (deletedIds.length === 0) return deploymentNotFound(notFoundIds[0]);
+    const failed = notFoundIds.map((id) => ({ deployment_id: id, status: 404, detail: `Deployment ID ${id} not found.` }));
+    return { status: failed.length > 0 ? 207 : 200, body: { deleted_ids: deletedIds, failed } };
+  },
+  otherResponses: { 207: { description: 'Some deployments were deleted, some not found.', content: { 'application/json': { schema: legacyResponseSchema('BulkDeletion') } } } },
+  responseSchema: legacyResponseSchema('BulkDeletion'),
+  notFound: 'None of the deployments exists in the tenant: `Deployment ID <first id> not found.`',
+};
+
+export const redeployRevisionRoute: RestRoute = {
+  path: '/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy',
+  method: 'POST',
+  write: true,
+  ifMatch: true,
+  operationId: 'redeploy_revision_v2_deployments__deployment_id__revisions__revision_id__redeploy_post',
+  summary: 'Redeploy Revision',
+  description: 'Makes a new revision (`QUEUED`) built from what the chosen revision was built from; it is the `latest_revision_id` of the answer.',
+  tag: 'deployments',
+  parameters: [deploymentIdParameter, { name: 'revision_id', in: 'path', kind: 'uuid', description: 'ID of the revision to build again.' }],
+  document: `mutation LegacyRedeployRevision($input: RedeployRevisionInput!) {
+  redeployRevision(input: $input) {
+    ${REFUSED} ${PRECONDITION}
+    ... on RedeployRevisionPayload { deployment ${recordWithEtag} }
+  }
+}`,
+  variables: (call) => ({ input: { deploymentId: call.values.deployment_id, revisionId: call.values.revision_id, ...ifMatchVariable(call) } }),
+  respond: (data) => refusalAnswer(data.redeployRevision) ?? deploymentAnswer(200, data.redeployRevision),
+  otherResponses: { 412: { description: 'If-Match names a version the deployment no longer has.' } },
+  responseSchema: legacyResponseSchema('Deployment'),
+  notFound: `${DEPLOYMENT_NOT_FOUND} \`Revision ID <revision_id> not found.\`: the deployment has no revision of that id.`,
+};
+
+export const deploymentWriteRoutes = [createDeploymentRoute, patchDeploymentRoute, deleteDeploymentRoute, deleteDeploymentsRoute, redeployRevisionRoute];
