@@ -182,4 +182,36 @@ export const redeployRevisionRoute: RestRoute = {
   notFound: `${DEPLOYMENT_NOT_FOUND} \`Revision ID <revision_id> not found.\`: the deployment has no revision of that id.`,
 };
 
-export const deploymentWriteRoutes = [createDeploymentRoute, patchDeploymentRoute, deleteDeploymentRoute, deleteDeploymentsRoute, redeployRevisionRoute];
+
+
+/** The original's build helpers, which need a container registry and object storage this service does not run. */
+const helperRoute = (suffix: 'push-token' | 'upload-url', summary: string, refusal: (source: string) => { status: number; body: unknown }): RestRoute => ({
+  path: `/v2/deployments/{deployment_id}/${suffix}`,
+  method: 'POST',
+  write: true,
+  operationId: `${suffix.replace('-', '_')}_v2_deployments__deployment_id__${suffix.replace('-', '_')}_post`,
+  summary,
+  description: `Not available here (501): ${(refusal('internal_docker').body as { detail: string }).detail}`,
+  tag: 'deployments',
+  parameters: [deploymentIdParameter],
+  document: `query LegacyBuildHelper${suffix === 'push-token' ? 'PushToken' : 'UploadUrl'}($id: ID!) { deployment(id: $id) { source } }`,
+  variables: ({ values }) => ({ id: values.deployment_id }),
+  respond: (data, { values }) => (data.deployment ? refusal(String(data.deployment.source).toLowerCase()) : deploymentNotFound(values.deployment_id)),
+  successStatus: 501,
+  otherResponses: suffix === 'push-token' ? { 400: { description: 'The deployment\'s source is not internal_docker (the CLI matches this text).' } } : {},
+  responseSchema: { $ref: '#/components/schemas/HTTPError' },
+  notFound: DEPLOYMENT_NOT_FOUND,
+});
+
+export const pushTokenRoute = helperRoute('push-token', 'Push Token', (source) => (source === 'internal_docker'
+  ? { status: 501, body: { detail: 'This service runs no container registry, so it issues no push tokens: push the image to a registry of yours and deploy it with PATCH /v2/deployments/{deployment_id} and source_revision_config.image_uri.' } }
+  : { status: 400, body: { detail: 'Push tokens are only available for \'internal_docker\' source deployments.' } }));
+
+export const uploadUrlRoute = helperRoute('upload-url', 'Upload URL', () => ({
+  status: 501,
+  body: { detail: 'This service runs no object storage, so it issues no upload URLs: build an image instead and deploy it with PATCH /v2/deployments/{deployment_id} and source_revision_config.image_uri.' },
+}));
+
+export const deploymentWriteRoutes = [
+  createDeploymentRoute, patchDeploymentRoute, deleteDeploymentRoute, deleteDeploymentsRoute, redeployRevisionRoute, pushTokenRoute, uploadUrlRoute,
+];
