@@ -118,10 +118,17 @@ describe('REST errors', () => {
       await expectBody(call(`${path}?limit=0`, { 'x-api-key': acmeKey }), 404, '{"detail":"Not Found"}');
     });
 
-    it.each(['POST', 'PUT', 'DELETE', 'PATCH'])('405 {"detail":"Method Not Allowed"} with Allow for %s on every route', async (method) => {
+    // The paths that also take writes (docs/rest.md#writes); every other path is read-only.
+    const WRITABLE: Record<string, string[]> = {
+      [DEPLOYMENTS]: ['DELETE', 'GET', 'HEAD', 'POST'],
+      [`${DEPLOYMENTS}/${ACME_DEPLOYMENT}`]: ['DELETE', 'GET', 'HEAD', 'PATCH'],
+    };
+    it.each(['POST', 'PUT', 'DELETE', 'PATCH'])('405 {"detail":"Method Not Allowed"} with Allow for %s on every route without it', async (method) => {
       for (const path of ROUTES) {
+        const allowed = WRITABLE[path] ?? ['GET', 'HEAD'];
+        if (allowed.includes(method)) continue;
         const response = await call(path, { 'x-api-key': acmeKey, 'content-type': 'application/json' }, { method, body: method === 'DELETE' ? undefined : '{}' });
-        expect(response.headers.get('allow')?.split(/,\s*/).sort()).toEqual(['GET', 'HEAD']);
+        expect(response.headers.get('allow')?.split(/,\s*/).sort()).toEqual(allowed);
         await expectBody(response, 405, '{"detail":"Method Not Allowed"}');
       }
       await expectBody(call('/v3/x', {}, { method }), 404, '{"detail":"Not Found"}');
@@ -147,6 +154,7 @@ describe('REST errors', () => {
         ['GET', DEPLOYMENTS, {}],
         ['GET', '/v3/x', {}],
         ['POST', DEPLOYMENTS, { 'x-api-key': acmeKey }],
+        ['PUT', DEPLOYMENTS, { 'x-api-key': acmeKey }],
       ];
       const statuses: number[] = [];
       const lengths: number[] = [];
@@ -157,7 +165,7 @@ describe('REST errors', () => {
         expect({ path, length: Number(answer.headers['content-length']), chunked: answer.headers['transfer-encoding'] })
           .toEqual({ path, length: answer.body.length, chunked: undefined });
       }
-      expect(statuses).toEqual([200, 200, 200, 422, 401, 404, 405]);
+      expect(statuses).toEqual([200, 200, 200, 422, 401, 404, 403, 405]);
       const head = await rawRequest(`${app.url}${DEPLOYMENTS}?limit=2`, { method: 'HEAD', headers: { 'x-api-key': acmeKey } });
       expect({ length: Number(head.headers['content-length']), body: head.body.length }).toEqual({ length: lengths[0], body: 0 });
     });

@@ -41,11 +41,16 @@ describe('REST OpenAPI document', () => {
       expect(validator.version).toBe('3.1');
     });
 
-    it('lists exactly the REST routes, each a GET with a unique operationId', () => {
-      expect(Object.keys(spec.paths).sort()).toEqual([DEPLOYMENTS, ...REPOSITORY_PATHS, ...INSTALL_PATHS, DEPLOYMENT, REVISIONS, REVISION].sort());
-      const operationIds = Object.values(spec.paths).map((item: any) => {
-        expect(Object.keys(item)).toEqual(['get']);
-        return item.get.operationId;
+    it('lists exactly the REST routes with their methods, each with a unique operationId', () => {
+      const writes: Record<string, string[]> = {
+        [DEPLOYMENTS]: ['delete', 'get', 'post'], [DEPLOYMENT]: ['delete', 'get', 'patch'],
+        [`${REVISION}/redeploy`]: ['post'], [`${DEPLOYMENT}/push-token`]: ['post'], [`${DEPLOYMENT}/upload-url`]: ['post'],
+      };
+      expect(Object.keys(spec.paths).sort())
+        .toEqual([DEPLOYMENTS, ...REPOSITORY_PATHS, ...INSTALL_PATHS, DEPLOYMENT, REVISIONS, REVISION, ...Object.keys(writes)].sort().filter((p, i, all) => all.indexOf(p) === i));
+      const operationIds = Object.entries(spec.paths).flatMap(([path, item]: [string, any]) => {
+        expect(Object.keys(item).sort(), path).toEqual(writes[path] ?? ['get']);
+        return Object.values(item).map((operation: any) => operation.operationId);
       });
       expect(new Set(operationIds).size).toBe(operationIds.length);
     });

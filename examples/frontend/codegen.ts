@@ -26,7 +26,7 @@ const config: CodegenConfig = {
         importExtension: '.ts',
         enumsAsTypes: true,
         // How the gateway's custom scalars arrive in JSON.
-        scalars: { DateTime: 'string', UUID: 'string', SafeInt: 'number', JSONObject: 'Record<string, unknown>' },
+        scalars: { DateTime: 'string', UUID: 'string', SafeInt: 'number', JSONObject: 'Record<string, unknown>', JSON: 'unknown' },
         strictScalars: true,
       },
     },

@@ -63,7 +63,9 @@ export function useLegacyRest({ routes, router, graphqlEndpoint, idempotentWrite
       openApi ??= JSON.stringify(openApiDocument(routes));
       return new Response(openApi, { headers: { 'content-type': 'application/json' } });
     }
-    const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : Buffer.from(await request.arrayBuffer());
+    // Only a request that says it has a body is read: the node adapter has already read an empty one's stream.
+    const declared = (request.headers.get('content-length') ?? '0') !== '0' || request.headers.has('transfer-encoding');
+    const body = declared ? Buffer.from(await request.arrayBuffer()) : undefined;
     const restRequest = { method: request.method, url, headers: request.headers, body: body?.length ? body : undefined };
     return responseOf(await restAnswer(router, restRequest, scope, throughEnvelop(request, serverContext), logFailure, idempotentWrites));
   }

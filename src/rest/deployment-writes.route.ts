@@ -4,7 +4,7 @@
 // the mutation's typed refusals become the original's status codes and `detail` bodies.
 import { validateCreateRequest, validatePatchRequest } from '../modules/deployments/writes/validate-write-request.ts';
 import { MAX_BULK_DELETE } from '../modules/deployments/writes/deployment-writer.ts';
-import { DEPLOYMENT_NOT_FOUND, deploymentIdParameter, deploymentNotFound, recordSelection, toLegacyJson, type LegacyDeploymentJson } from './deployments.route.ts';
+import { DEPLOYMENT_NOT_FOUND, deploymentAnswer, deploymentIdParameter, deploymentNotFound, recordWithEtag } from './deployments.route.ts';
 import { legacyResponseSchema } from './response-schemas.ts';
 import type { RestRoute, RouteCall } from './rest-route.ts';
 import { graphqlInputOf } from './write-variables.ts';
@@ -13,8 +13,6 @@ import { graphqlInputOf } from './write-variables.ts';
 const REFUSED = '__typename ... on MutationError { message }';
 const INVALID = '... on InvalidInputError { problems { restLocation type message input context } }';
 const PRECONDITION = '... on PreconditionFailedError { currentEtag }';
-
-const recordWithEtag = recordSelection.replace(/ }$/, ' etag }');
 
 interface Refusal {
   __typename: string;
@@ -44,14 +42,6 @@ function refusalAnswer(result: Refusal): { status: number; body: unknown; header
   }
 }
 
-/** The deployment record a write answers with, its ETag (and Location, for a new one) in the headers. */
-function deploymentAnswer(status: number, payload: { deployment: LegacyDeploymentJson & { etag: string } }, location = false) {
-  const { etag, ...record } = payload.deployment;
-  const headers: Record<string, string> = { etag };
-  if (location) headers.location = `/v2/deployments/${String(record.id)}`;
-  return { status, body: toLegacyJson(record as LegacyDeploymentJson), headers };
-}
-
 const ifMatchVariable = (call: RouteCall) => (call.ifMatch === undefined ? {} : { ifMatch: call.ifMatch });
 
 export const createDeploymentRoute: RestRoute = {
@@ -74,7 +64,7 @@ export const createDeploymentRoute: RestRoute = {
   }
 }`,
   variables: ({ body }) => ({ input: graphqlInputOf(body as Record<string, unknown>) }),
-  respond: (data) => refusalAnswer(data.createDeployment) ?? deploymentAnswer(201, data.createDeployment, true),
+  respond: (data) => refusalAnswer(data.createDeployment) ?? deploymentAnswer(201, data.createDeployment.deployment, true),
   successStatus: 201,
   otherResponses: { 409: { description: 'The tenant already has a deployment of that name.' } },
   responseSchema: legacyResponseSchema('Deployment'),
@@ -101,7 +91,7 @@ export const patchDeploymentRoute: RestRoute = {
   }
 }`,
   variables: (call) => ({ input: { id: call.values.deployment_id, ...ifMatchVariable(call), ...graphqlInputOf(call.body as Record<string, unknown>) } }),
-  respond: (data) => refusalAnswer(data.updateDeployment) ?? deploymentAnswer(200, data.updateDeployment),
+  respond: (data) => refusalAnswer(data.updateDeployment) ?? deploymentAnswer(200, data.updateDeployment.deployment),
   otherResponses: { 412: { description: 'If-Match names a version the deployment no longer has.' } },
   responseSchema: legacyResponseSchema('Deployment'),
   notFound: DEPLOYMENT_NOT_FOUND,
@@ -176,7 +166,7 @@ export const redeployRevisionRoute: RestRoute = {
   }
 }`,
   variables: (call) => ({ input: { deploymentId: call.values.deployment_id, revisionId: call.values.revision_id, ...ifMatchVariable(call) } }),
-  respond: (data) => refusalAnswer(data.redeployRevision) ?? deploymentAnswer(200, data.redeployRevision),
+  respond: (data) => refusalAnswer(data.redeployRevision) ?? deploymentAnswer(200, data.redeployRevision.deployment),
   otherResponses: { 412: { description: 'If-Match names a version the deployment no longer has.' } },
   responseSchema: legacyResponseSchema('Deployment'),
   notFound: `${DEPLOYMENT_NOT_FOUND} \`Revision ID <revision_id> not found.\`: the deployment has no revision of that id.`,

@@ -76,6 +76,17 @@ export const listDeploymentsRoute: RestRoute = {
   responseSchema: legacyResponseSchema('DeploymentList'),
 };
 
+/** The record selection with the deployment's entity tag, which answers carry as their ETag header. */
+export const recordWithEtag = recordSelection.replace(/ }$/, ' etag }');
+
+/** A single deployment's answer: its record, its ETag (and its Location, for a new one) in the headers. */
+export function deploymentAnswer(status: number, deployment: LegacyDeploymentJson & { etag: string }, location = false) {
+  const { etag, ...record } = deployment;
+  const headers: Record<string, string> = { etag };
+  if (location) headers.location = `/v2/deployments/${String(record.id)}`;
+  return { status, body: toLegacyJson(record as LegacyDeploymentJson), headers };
+}
+
 export const deploymentIdParameter: ParameterSpec = { name: 'deployment_id', in: 'path', kind: 'uuid', description: 'ID of the deployment.' };
 
 /** The original's 404 for a deployment the tenant does not have (unknown, or another tenant's). */
@@ -90,11 +101,11 @@ export const getDeploymentRoute: RestRoute = {
   tag: 'deployments',
   parameters: [deploymentIdParameter],
   document: `query LegacyGetDeployment($id: ID!) {
-  deployment(id: $id) ${recordSelection}
+  deployment(id: $id) ${recordWithEtag}
 }`,
   variables: ({ values }) => ({ id: values.deployment_id }),
   respond: (data, { values }) => (data.deployment
-    ? { status: 200, body: toLegacyJson(data.deployment as LegacyDeploymentJson) }
+    ? deploymentAnswer(200, data.deployment as LegacyDeploymentJson & { etag: string })
     : deploymentNotFound(values.deployment_id)),
   responseSchema: legacyResponseSchema('Deployment'),
   notFound: DEPLOYMENT_NOT_FOUND,
