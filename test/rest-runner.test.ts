@@ -255,7 +255,7 @@ function casesOf(template: string, calls: RouteCalls): Case[] {
     { name: named('a trailing slash, HEAD, no key'), path: `${okPath}/`, method: 'HEAD', status: 307 },
     { name: named('percent-encoded'), path: `${percentEncodedLast(okPath)}${okQuery === undefined ? '' : `?${okQuery}`}`, headers: key, status: 200 },
     { name: named('an unknown path below it'), path: `${okPath}/nope/nope`, headers: key, status: 404 },
-    ...['POST', 'DELETE', 'PUT', 'OPTIONS'].filter((method) => !writeMethodsOf(template).includes(method))
+    ...['POST', 'DELETE', 'PUT', 'OPTIONS'].filter((method) => !(writeMethodsOf(template) as string[]).includes(method))
       .map((method) => ({ name: named(method), path: ok, method, headers: key, status: 405 })),
   ];
 }

@@ -10,6 +10,7 @@ import type { RequestScope } from '../observability/request-scope.ts';
 import { clientGone, detail, internalServerError, legacyAnswer, methodNotAllowed, notFoundRoute, serviceUnavailable, temporaryRedirect, validationFailed, type LegacyAnswer } from './legacy-responses.ts';
 import { parseParameters } from './parameters.ts';
 import { pydanticError } from './pydantic-errors.ts';
+import { snakeCase } from '../modules/common/legacy-json.ts';
 import type { BodyCheck, RestRoute, RouteCall } from './rest-route.ts';
 import type { OperationExtras } from '../graphql/context.ts';
 import type { Principal } from '../modules/tenancy/authenticate.ts';
@@ -190,6 +191,14 @@ function resultAnswer(route: RestRoute, call: RouteCall, query: URLSearchParams,
   const [first] = errors;
   const classified = classifiedAnswer(first);
   if (classified) return classified;
+  // A body value the request model takes but a GraphQL input type cannot hold (an integer past 2^53): refused,
+  // as the rest of the body would be, never a 500.
+  const variable = /^Variable "\$input" got invalid value (.*?) at "input\.([^"]+)"; (.*)$/.exec(first?.message ?? '');
+  if (variable) {
+    const loc = variable[2]!.split('.').map((part) => snakeCase(part.replace(/\[(\d+)\]/g, '.$1'))).flatMap((part) => part.split('.'))
+      .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+    return validationFailed([pydanticError.valueError(['body', ...loc], JSON.parse(variable[1]!), variable[3]!.replace(/\.$/, ''))]);
+  }
   if (first?.extensions.code === 'BAD_USER_INPUT') {
     const parameter = parameterOfArgument(String(first.extensions.argument));
     const input = query.getAll(parameter).at(-1) ?? call.path[parameter] ?? null;
