@@ -43,7 +43,7 @@ export async function tryListDeployments(page: Page, baseUrl: string, apiKey: st
   await apiKeyForm.getByRole('button', { name: 'Apply credentials' }).click();
   await apiKeyForm.getByRole('button', { name: 'Close' }).click();
 
-  const operation = page.locator('.opblock').filter({ has: page.locator('.opblock-summary-path', { hasText: /^\/v2\/deployments$/ }) });
+  const operation = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path', { hasText: /^\/v2\/deployments$/ }) });
   await operation.locator('.opblock-summary').click();
   await operation.getByRole('button', { name: 'Try it out' }).click();
   await operation.locator('tr[data-param-name="limit"] input').fill(String(limit));

@@ -55,8 +55,8 @@ const RedeployRevisionPayload = DeploymentPayload('RedeployRevisionPayload', 'Th
 builder.mutationField('createDeployment', (t) => t.field({
   type: CreateDeploymentPayload,
   description: 'Creates a deployment (REST: POST /v2/deployments).',
-  args: { input: t.arg({ type: CreateDeploymentInput, required: true }) },
-  errors: { types: [InvalidValues, DeploymentNameTaken], union: { name: 'CreateDeploymentResult' } },
+  args: { input: t.arg({ type: CreateDeploymentInput, required: true, description: 'The deployment to create.' }) },
+  errors: { types: [InvalidValues, DeploymentNameTaken], union: { name: 'CreateDeploymentResult', description: 'The deployment created, or why not.' } },
   resolve: async (_root, { input }, ctx) => {
     const scope = writeScope(ctx);
     const body = { source_config: {}, source_revision_config: {}, secrets: [], ...legacyBodyOf(input, ['clientMutationId']) };
@@ -69,8 +69,8 @@ builder.mutationField('createDeployment', (t) => t.field({
 builder.mutationField('updateDeployment', (t) => t.field({
   type: UpdateDeploymentPayload,
   description: 'Changes a deployment (REST: PATCH /v2/deployments/{deployment_id}); a change of what is built makes a new revision.',
-  args: { input: t.arg({ type: UpdateDeploymentInput, required: true }) },
-  errors: { types: CHANGE_ERRORS, union: { name: 'UpdateDeploymentResult' } },
+  args: { input: t.arg({ type: UpdateDeploymentInput, required: true, description: 'The deployment and what to change.' }) },
+  errors: { types: CHANGE_ERRORS, union: { name: 'UpdateDeploymentResult', description: 'The deployment changed, or why not.' } },
   resolve: async (_root, { input }, ctx) => {
     const scope = writeScope(ctx);
     const id = deploymentIdOf(input.id, 'input.id');
@@ -97,8 +97,8 @@ const DeleteDeploymentPayload = builder.objectRef<DeletedDeployment>('DeleteDepl
 builder.mutationField('deleteDeployment', (t) => t.field({
   type: DeleteDeploymentPayload,
   description: 'Deletes a deployment with its revisions, secrets and tags (REST: DELETE /v2/deployments/{deployment_id}).',
-  args: { input: t.arg({ type: DeleteDeploymentInput, required: true }) },
-  errors: { types: [DeploymentNotFound, ...CHANGE_ERRORS.filter((type) => type !== InvalidValues && type !== DeploymentNotFound)], union: { name: 'DeleteDeploymentResult' } },
+  args: { input: t.arg({ type: DeleteDeploymentInput, required: true, description: 'The deployment to delete.' }) },
+  errors: { types: [DeploymentNotFound, ...CHANGE_ERRORS.filter((type) => type !== InvalidValues && type !== DeploymentNotFound)], union: { name: 'DeleteDeploymentResult', description: 'The deployment deleted, or why not.' } },
   resolve: async (_root, { input }, ctx) => {
     const scope = writeScope(ctx);
     const id = deploymentIdOf(input.id, 'input.id');
@@ -125,7 +125,7 @@ const DeleteDeploymentsPayload = builder.objectRef<DeletedDeployments>('DeleteDe
 builder.mutationField('deleteDeployments', (t) => t.field({
   type: DeleteDeploymentsPayload,
   description: `Deletes up to ${MAX_BULK_DELETE} deployments in one transaction (REST: DELETE /v2/deployments?deployment_ids=…); ids the tenant does not have are reported, not an error.`,
-  args: { input: t.arg({ type: DeleteDeploymentsInput, required: true }) },
+  args: { input: t.arg({ type: DeleteDeploymentsInput, required: true, description: 'The deployments to delete.' }) },
   resolve: async (_root, { input }, ctx) => {
     const scope = writeScope(ctx);
     if (input.ids.length > MAX_BULK_DELETE) throw badUserInput('input.ids', `at most ${MAX_BULK_DELETE} ids; got ${input.ids.length}`);
@@ -143,8 +143,8 @@ builder.mutationField('deleteDeployments', (t) => t.field({
 builder.mutationField('redeployRevision', (t) => t.field({
   type: RedeployRevisionPayload,
   description: 'Builds a revision again, as a new revision (REST: POST /v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy).',
-  args: { input: t.arg({ type: RedeployRevisionInput, required: true }) },
-  errors: { types: [DeploymentNotFound, RevisionNotFound, ...CHANGE_ERRORS.filter((type) => type !== InvalidValues && type !== DeploymentNotFound)], union: { name: 'RedeployRevisionResult' } },
+  args: { input: t.arg({ type: RedeployRevisionInput, required: true, description: 'The deployment and the revision to build again.' }) },
+  errors: { types: [DeploymentNotFound, RevisionNotFound, ...CHANGE_ERRORS.filter((type) => type !== InvalidValues && type !== DeploymentNotFound)], union: { name: 'RedeployRevisionResult', description: 'The deployment with its new revision, or why not.' } },
   resolve: async (_root, { input }, ctx) => {
     const scope = writeScope(ctx);
     const id = deploymentIdOf(input.deploymentId, 'input.deploymentId');

@@ -61,7 +61,7 @@ export function patchProblems(stored: StoredDeployment, request: PatchRequest): 
   // A CLI deploys an internal deployment either way (a local image build, or a remote one from an archive).
   const internal = (s: DeploymentSource) => s === 'internal_docker' || s === 'internal_source';
   if (request.revision_source && request.revision_source !== stored.source && !(internal(stored.source) && internal(request.revision_source))) {
-    problems.push(valueError(['revision_source'], request.revision_source, `a '${stored.source}' deployment cannot build a revision from '${request.revision_source}'`));
+    problems.push(valueError(['revision_source'], request.revision_source, `a '${stored.source}' deployment cannot build a revision of the source '${request.revision_source}'`));
   }
   const config = request.source_config ?? {};
   const immutable: [string, unknown, unknown][] = [
