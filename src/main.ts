@@ -11,6 +11,9 @@ import { missingServerStatementTimeout } from './db/transaction-pooler.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { entities } from './modules/entities.ts';
 import { ReadReplicas } from './db/read-replicas.ts';
+import { RedisWritePositions } from './db/redis-write-positions.ts';
+import type { WritePositions } from './db/write-positions.ts';
+import { ClusterWritePositions } from './cluster/cluster-write-positions.ts';
 import { keysCheckedByPrimary, openSecretsKeys } from './modules/secrets/secrets-key.ts';
 import type { SecretCipher } from './modules/secrets/secret-cipher.ts';
 import { ensureDemoData, type DemoKey } from './demo/demo-data.ts';
@@ -51,6 +54,15 @@ function listen(server: Server, config: Config): Promise<void> {
     });
     server.listen(config.port, config.host, resolve);
   });
+}
+
+/**
+ * Where callers' write positions are kept for read your writes: Redis across gateways, else the cluster
+ * primary for its workers, else this process's memory (undefined).
+ */
+function sharedWritePositions(config: Config, inCluster: boolean, logger: Logger): WritePositions | undefined {
+  if (config.redisUrl) return new RedisWritePositions(config.redisUrl, { logger });
+  return inCluster ? new ClusterWritePositions(logger) : undefined;
 }
 
 interface Serving {
@@ -159,6 +171,7 @@ async function main(): Promise<void> {
   const replicas = config.databaseReplicaUrls.length > 0
     ? await ReadReplicas.open(database.orm, config.databaseReplicaUrls, {
       maxLagSeconds: config.replicaMaxLagSeconds, timeouts: config.database, onStatement: tracing && statementSpans(tracing),
+      writePositions: sharedWritePositions(config, Boolean(primary), logger),
     })
     : undefined;
   if (replicas) logger.info(`read replicas: ${replicas.describe()}`);

@@ -30,14 +30,20 @@ export type ToPrimary =
   | { gateway: 'serving'; announcement: string }
   /** A scrape of /metrics reached this worker: the primary answers with every worker's metrics. */
   | { gateway: 'metrics?'; id: number }
-  | { gateway: 'own-metrics'; id: number; metrics: WorkerMetrics };
+  | { gateway: 'own-metrics'; id: number; metrics: WorkerMetrics }
+  /** Read your writes: a caller's write position to keep (cluster-write-positions.ts), and one to look up. */
+  | { gateway: 'note-write'; id: number; caller: string; position: string; ttlMs: number }
+  | { gateway: 'write-position?'; id: number; caller: string };
 
 export type ToWorker =
   | { gateway: 'brief'; brief: WorkerBrief }
   | { gateway: 'stop' }
   /** Every worker's metrics, or why there are none. */
   | { gateway: 'metrics'; id: number; text: string } | { gateway: 'metrics'; id: number; error: string }
-  | { gateway: 'own-metrics?'; id: number };
+  | { gateway: 'own-metrics?'; id: number }
+  /** The answers to `note-write` and `write-position?`; a position as sortableWalPosition writes it, null: none. */
+  | { gateway: 'write-noted'; id: number }
+  | { gateway: 'write-position'; id: number; position: string | null };
 
 const isOurs = (message: unknown) => typeof message === 'object' && message !== null && 'gateway' in message;
 

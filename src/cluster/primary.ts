@@ -1,8 +1,9 @@
 // The cluster primary (WORKERS > 1). It serves no request itself. Once, before any worker: it opens the
 // database (starting the embedded PostgreSQL), applies migrations, checks the secrets key and loads the demo
 // data. Then it forks the workers, which share the port (node:cluster hands them connections in turn), keeps
-// the rate-limit counts they share and gathers their metrics. On SIGTERM/SIGINT every worker drains its requests
-// in flight, and only once all have exited is PostgreSQL stopped.
+// the rate-limit counts and the write positions (read your writes) they share and gathers their metrics. On
+// SIGTERM/SIGINT every worker drains its requests in flight, and only once all have exited is PostgreSQL
+// stopped.
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import type { Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
@@ -12,6 +13,7 @@ import { openSecretsKeys } from '../modules/secrets/secrets-key.ts';
 import { batchedStdout, createLogger, type Logger } from '../observability/logger.ts';
 import { ClusterMetrics } from './cluster-metrics.ts';
 import { WorkerPool } from './worker-pool.ts';
+import { keepWritePositionsForWorkers } from './cluster-write-positions.ts';
 
 /** Beyond the delay and grace a worker has to drain: closing its pool and connections. */
 const WORKER_STOP_MARGIN_MS = 10_000;
@@ -59,6 +61,8 @@ export async function runPrimary(config: Config): Promise<void> {
   const { database, demo } = await prepare(config);
   // Before the first fork: each worker's rate limiters register with it as they are created.
   new RateLimiterClusterMaster();
+  // Read your writes among the workers, when replicas are read and Redis does not keep the positions.
+  if (config.databaseReplicaUrls.length > 0 && !config.redisUrl) keepWritePositionsForWorkers();
   let metrics: ClusterMetrics | undefined;
   let stopping = false;
   const shutdown = async (reason: string, code: number) => {

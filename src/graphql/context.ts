@@ -10,7 +10,7 @@ import type { SecretCipher, SecretDecryptionError } from '../modules/secrets/sec
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { DatabaseNotifications } from '../db/database-notifications.ts';
 import type { DeploymentChangeFeed } from '../modules/deployments/live/deployment-change-feed.ts';
-import type { ReadReplicas } from '../db/read-replicas.ts';
+import type { ReadReplicas, ReadTarget } from '../db/read-replicas.ts';
 import { RequestLoaders } from './loaders.ts';
 
 export interface AppServices {
@@ -47,6 +47,11 @@ export interface GraphQLContext {
   deploymentChanges: DeploymentChangeFeed | undefined;
   /** Runs inside each write's transaction before it commits: the request's idempotency key is marked there. */
   beforeCommit: ((tx: EntityManager) => Promise<void>) | undefined;
+  /**
+   * Runs after each write commits, before its answer: with read replicas, the caller's next reads wait for a
+   * replica that has replayed the write (read your writes, db/read-replicas.ts).
+   */
+  afterCommit: (() => Promise<void>) | undefined;
 }
 
 /** What a request adds to its operation's context: its Idempotency-Key's claim, for a write to mark. */
@@ -54,9 +59,22 @@ export interface OperationExtras {
   beforeCommit?: (tx: EntityManager) => Promise<void>;
 }
 
-/** The context of one operation of `principal`'s, made in the operation's turn (nothing before it reads one). */
-export function createGraphQLContext(principal: Principal, services: AppServices, extras: OperationExtras = {}): GraphQLContext {
-  const { orm, replica } = services.replicas?.pick() ?? { orm: services.orm, replica: undefined };
+/** Whose writes a read must see: the key's, in the tenant it acts for. */
+const writerOf = (principal: Principal) => `${principal.apiKeyId}/${principal.tenantId}`;
+
+/**
+ * The context of one operation of `principal`'s, made in the operation's turn (nothing before it reads one).
+ * At once, unless replicas are in rotation and the caller's last write position is kept outside this process.
+ */
+export function createGraphQLContext(principal: Principal, services: AppServices, extras: OperationExtras = {}): GraphQLContext | Promise<GraphQLContext> {
+  const { replicas } = services;
+  if (!replicas) return contextOn({ orm: services.orm, replica: undefined }, principal, services, extras);
+  const target = replicas.pickFor(writerOf(principal));
+  return target instanceof Promise ? target.then((t) => contextOn(t, principal, services, extras)) : contextOn(target, principal, services, extras);
+}
+
+function contextOn({ orm, replica }: ReadTarget, principal: Principal, services: AppServices, extras: OperationExtras): GraphQLContext {
+  const { replicas } = services;
   // Forked on first use: `{ __typename }`, introspection and documents refused before execution read nothing,
   // and a fork (a copy of the ORM's filters and configuration) cost them about 20 µs.
   let scoped: TenantSafeEntityManager | undefined;
@@ -68,6 +86,7 @@ export function createGraphQLContext(principal: Principal, services: AppServices
     reportUnreadableSecret: services.reportUnreadableSecret ?? (() => {}),
     deploymentChanges: services.deploymentChanges,
     beforeCommit: extras.beforeCommit,
+    afterCommit: replicas && (() => replicas.noteWrite(writerOf(principal))),
   };
 }
 

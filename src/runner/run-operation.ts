@@ -8,7 +8,7 @@
 import { execute, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Tracer } from '@opentelemetry/api';
 import type { CompiledOperations } from '../graphql/compiled-operations.plugin.ts';
-import { createGraphQLContext, type AppServices, type OperationExtras } from '../graphql/context.ts';
+import { createGraphQLContext, type AppServices, type GraphQLContext, type OperationExtras } from '../graphql/context.ts';
 import type { RunnableOperation } from '../graphql/operation-documents.ts';
 import { withReplicaFallback } from '../graphql/replica-fallback.plugin.ts';
 import { executeInTurn, type OperationsAtOnce } from '../limits/operations-at-once.ts';
@@ -69,6 +69,11 @@ function executeWithContext(
   steps: OperationSteps, principal: Principal, operation: RunnableOperation, variables: Record<string, unknown> | undefined, extras: OperationExtras,
 ): ExecutionResult | Promise<ExecutionResult> {
   const context = createGraphQLContext(principal, steps.services, extras);
+  if (context instanceof Promise) return context.then((made) => executeIn(steps, made, operation, variables));
+  return executeIn(steps, context, operation, variables);
+}
+
+function executeIn(steps: OperationSteps, context: GraphQLContext, operation: RunnableOperation, variables: Record<string, unknown> | undefined): ExecutionResult | Promise<ExecutionResult> {
   const run = () => executeCompiled(steps, operation, context, variables);
   const { replicas } = steps.services;
   return replicas ? withReplicaFallback(replicas, context, run) : run();

@@ -6,6 +6,7 @@ import type { RateLimiter } from '../../src/limits/rate-limiter.ts';
 import type { SecretCipher } from '../../src/modules/secrets/secret-cipher.ts';
 import type { ApiKeyCache } from '../../src/modules/tenancy/api-key-cache.ts';
 import type { DatabaseNotifications } from '../../src/db/database-notifications.ts';
+import type { ReadReplicas } from '../../src/db/read-replicas.ts';
 
 export interface RunningApp {
   url: string;
@@ -19,12 +20,14 @@ export interface AppSetup {
   rateLimiter?: RateLimiter;
   /** The LISTEN connection (live updates); none: subscriptions are refused. */
   notifications?: DatabaseNotifications;
+  /** Read replicas (and the write positions they keep); none: every read on `orm`. */
+  replicas?: ReadReplicas;
   /** Limits, CORS, logger, production switches: what the service passes from its configuration. */
   options?: AppOptions;
 }
 
 export async function startApp(orm: AppOrm, cipher: SecretCipher, apiKeys?: ApiKeyCache, setup: AppSetup = {}): Promise<RunningApp> {
-  const app = createApp({ orm, cipher, apiKeys, rateLimiter: setup.rateLimiter, notifications: setup.notifications }, setup.options);
+  const app = createApp({ orm, cipher, apiKeys, rateLimiter: setup.rateLimiter, notifications: setup.notifications, replicas: setup.replicas }, setup.options);
   const { server } = app;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -22,7 +22,7 @@ import { validateCreateRequest, validatePatchRequest } from './validate-write-re
 function writeScope(ctx: GraphQLContext): WriteScope {
   if (!ctx.principal.mayWrite) throw new GraphQLError(READ_ONLY_KEY, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
   readFromPrimary(ctx);
-  return { em: ctx.primaryEm(), tenantId: ctx.principal.tenantId, cipher: ctx.cipher, beforeCommit: ctx.beforeCommit };
+  return { em: ctx.primaryEm(), tenantId: ctx.principal.tenantId, cipher: ctx.cipher, beforeCommit: ctx.beforeCommit, afterCommit: ctx.afterCommit };
 }
 
 /** The deployment an `id` names, or DeploymentNotFound (a global id of another type names none). */

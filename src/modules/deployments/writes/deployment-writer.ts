@@ -27,6 +27,8 @@ export interface WriteScope {
   cipher: SecretCipher;
   /** Runs inside each write's transaction, just before it commits (an idempotency key is marked there). */
   beforeCommit?: (tx: EntityManager) => Promise<void>;
+  /** Runs once each write has committed, before its answer (the caller's reads then wait for replicas to have it). */
+  afterCommit?: () => Promise<void>;
 }
 
 /** Most deployments one bulk delete takes (the original's maxItems). */
@@ -114,12 +116,14 @@ export async function redeployRevision(scope: WriteScope, id: string, revisionId
 }
 
 async function inTransaction<T>(scope: WriteScope, write: (tx: EntityManager) => Promise<T>): Promise<T> {
-  return scope.em.transactional(async (tx) => {
-    const result = await write(tx);
+  const result = await scope.em.transactional(async (tx) => {
+    const written = await write(tx);
     await tx.flush();
     await scope.beforeCommit?.(tx);
-    return result;
+    return written;
   });
+  await scope.afterCommit?.();
+  return result;
 }
 
 /** The deployment, locked for the rest of the transaction, once `If-Match` (if sent) allows the write. */
