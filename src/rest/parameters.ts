@@ -91,21 +91,20 @@ function parseValue(spec: ParameterSpec, raw: string, loc: Location): { value: P
       if (raw === '') return { value: undefined };
       const items = raw.split(',');
       if (items.length > spec.maxItems) return { errors: [pydanticError.tooLong(loc, raw, spec.maxItems, items.length)] };
-      const uuids: string[] = [];
-      const errors: ValidationErrorItem[] = [];
-      items.forEach((item, index) => {
-        const parsed = parseUuid(item);
-        if ('uuid' in parsed) uuids.push(parsed.uuid);
-        else errors.push(pydanticError.uuidParsing([...loc, index], item, parsed.error));
-      });
-      return errors.length > 0 ? { errors } : { value: uuids };
+      return parseUuids(items, loc);
     }
   }
 }
 
+/** A required `list[UUID]` query parameter, the key repeated: missing, too long, or each item a UUID. */
 function parseUuidArray(items: string[], loc: Location, maxItems: number): { value: string[] } | { errors: ValidationErrorItem[] } {
   if (items.length === 0) return { errors: [pydanticError.missing(loc, null)] };
   if (items.length > maxItems) return { errors: [pydanticError.tooLong(loc, items, maxItems, items.length)] };
+  return parseUuids(items, loc);
+}
+
+/** Each item a UUID, or the error of each that is not (at its index). */
+function parseUuids(items: string[], loc: Location): { value: string[] } | { errors: ValidationErrorItem[] } {
   const uuids: string[] = [];
   const errors: ValidationErrorItem[] = [];
   items.forEach((item, index) => {
