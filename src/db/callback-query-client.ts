@@ -1,5 +1,6 @@
-// The pool's client class: pg's own, except that every query is handed to pg with its callback, and the
-// client-side read timeout (`readTimeoutMillis`, in place of pg's `query_timeout`) is kept here.
+// The pool's client class: pg's own, except that every query is handed to pg with its callback, the
+// client-side read timeout (`readTimeoutMillis`, in place of pg's `query_timeout`) is kept here, and a client
+// whose connection ends while it is checked out gives itself back to the pool (see `release` below).
 //
 // Why: pg 8 gives a query its callback after making it in two cases, its promise form (how MikroORM's driver,
 // Kysely, asks for every statement) and its `query_timeout` (which wraps the callback). Either way, measured
@@ -51,12 +52,44 @@ function queryWithCallback(this: CallbackQueryClient, config: unknown, values?: 
   return new Promise((resolve, reject) => run((error, result) => (error ? reject(error) : resolve(result))));
 }
 
+type Release = (error?: Error | boolean) => void;
+
 export class CallbackQueryClient extends pg.Client {
   readonly readTimeoutMillis: number;
+  /** pg-pool's release of the current checkout; undefined while the client is in the pool. */
+  #poolRelease: Release | undefined;
+  #gaveItselfBack = false;
 
   constructor(config: CallbackQueryClientConfig = {}) {
     super(config);
     this.readTimeoutMillis = config.readTimeoutMillis ?? 0;
+    this.once('end', () => {
+      const release = this.#poolRelease;
+      if (!release) return;
+      this.#poolRelease = undefined;
+      this.#gaveItselfBack = true;
+      release(new Error('The connection ended while the client was checked out'));
+    });
+  }
+
+  // Kysely (MikroORM's driver) releases a transaction's client only after its ROLLBACK or COMMIT succeeded
+  // (kysely-org/kysely#1990), and neither can once the connection is gone (a terminated backend, a restarted
+  // server, the read timeout above): the client then stayed checked out for good, and after DB_POOL_MAX such
+  // losses every request waited for a connection that never came. So the client gives itself back when its
+  // connection ends (pg-pool drops a client released with an error), and a release after that is a no-op.
+  // pg-pool assigns `release` at every checkout.
+  get release(): Release {
+    return (error) => {
+      if (this.#gaveItselfBack) return;
+      const release = this.#poolRelease;
+      this.#poolRelease = undefined;
+      if (!release) throw new Error('Release called on a client that is not checked out of the pool');
+      release(error);
+    };
+  }
+
+  set release(release: Release) {
+    this.#poolRelease = release;
   }
 }
 // Assigned rather than declared: pg's typings give query() a dozen overloads, and this one serves them all.
