@@ -25,6 +25,9 @@ export interface CallbackQueryClientConfig extends pg.ClientConfig {
   readTimeoutMillis?: number;
 }
 
+/** Clients whose connection is gone or going, with why: released, they leave the pool (see `release`). */
+const lostConnections = new WeakMap<pg.Client, Error>();
+
 /** The connection of a client that stopped getting answers: closing it fails what it still waits for. */
 const closeConnection = (client: pg.Client) => (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
 
@@ -32,7 +35,13 @@ function queryWithCallback(this: CallbackQueryClient, config: unknown, values?: 
   if (typeof (config as { submit?: unknown } | null)?.submit === 'function') return pgQuery.call(this, config, values, callback as Callback);
   const done = (typeof values === 'function' ? values : callback ?? (config as { callback?: unknown } | null)?.callback) as Callback | undefined;
   const parameters = typeof values === 'function' ? undefined : values;
-  const run = (settle: Callback) => {
+  const run = (answer: Callback) => {
+    const settle: Callback = (error, result) => {
+      // The server closes the connection after a FATAL error (57P01, its backend terminated): its socket may
+      // still be open when the statement's caller releases the client, which must not go back to the pool.
+      if ((error as { severity?: unknown } | null)?.severity === 'FATAL') lostConnections.set(this, error!);
+      answer(error, result);
+    };
     const limit = this.readTimeoutMillis;
     if (!limit) return void pgQuery.call(this, config, parameters, settle);
     let settled = false;
@@ -43,7 +52,9 @@ function queryWithCallback(this: CallbackQueryClient, config: unknown, values?: 
       settle(error, result);
     };
     const timer = setTimeout(() => {
-      once(new Error('Query read timeout'));
+      const error = new Error('Query read timeout');
+      lostConnections.set(this, error);
+      once(error);
       closeConnection(this);
     }, limit);
     pgQuery.call(this, config, parameters, once);
@@ -64,11 +75,12 @@ export class CallbackQueryClient extends pg.Client {
     super(config);
     this.readTimeoutMillis = config.readTimeoutMillis ?? 0;
     this.once('end', () => {
+      if (!lostConnections.has(this)) lostConnections.set(this, new Error('The connection ended'));
       const release = this.#poolRelease;
       if (!release) return;
       this.#poolRelease = undefined;
       this.#gaveItselfBack = true;
-      release(new Error('The connection ended while the client was checked out'));
+      release(lostConnections.get(this));
     });
   }
 
@@ -77,14 +89,15 @@ export class CallbackQueryClient extends pg.Client {
   // server, the read timeout above): the client then stayed checked out for good, and after DB_POOL_MAX such
   // losses every request waited for a connection that never came. So the client gives itself back when its
   // connection ends (pg-pool drops a client released with an error), and a release after that is a no-op.
-  // pg-pool assigns `release` at every checkout.
+  // Kysely never releases with an error either: a client whose connection is going is released with one here,
+  // or the next statement to check it out would fail. pg-pool assigns `release` at every checkout.
   get release(): Release {
     return (error) => {
       if (this.#gaveItselfBack) return;
       const release = this.#poolRelease;
       this.#poolRelease = undefined;
       if (!release) throw new Error('Release called on a client that is not checked out of the pool');
-      release(error);
+      release(error || lostConnections.get(this));
     };
   }
 
