@@ -3,7 +3,7 @@
 // cache forever; GraphiQL opens with the demo key only in demo mode; `/` sends a browser to GraphiQL and
 // tells any other client where the API is. What a browser really requests is in pages-in-chromium.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXAMPLE_QUERY } from '../src/graphql/graphiql.ts';
+import { EXAMPLE_MUTATION_VARIABLES, EXAMPLE_MUTATIONS, EXAMPLE_QUERY } from '../src/graphql/graphiql.ts';
 import type { RunningApp } from './support/app-server.ts';
 import { startDemoApp, type DemoApp } from './support/demo-app.ts';
 
@@ -108,6 +108,33 @@ describe('pages for people', () => {
       const { options } = dataBlock(page, 'graphiql-page');
       expect(options.defaultQuery).toBe(EXAMPLE_QUERY);
       expect(JSON.parse(options.headers)).toEqual({ 'X-Api-Key': demo.key });
+    });
+
+    it('a second tab of example mutations, with their variables and the demo key', async () => {
+      const page = await (await fetch(`${demo.app.url}/graphql`, { headers: html })).text();
+      const { options } = dataBlock(page, 'graphiql-page');
+      expect(options.defaultTabs.map((tab: { query: string }) => tab.query)).toEqual([EXAMPLE_QUERY, EXAMPLE_MUTATIONS]);
+      expect(options.defaultTabs[1].variables).toBe(EXAMPLE_MUTATION_VARIABLES);
+      for (const tab of options.defaultTabs) expect(JSON.parse(tab.headers)).toEqual({ 'X-Api-Key': demo.key });
+    });
+
+    it('example mutations that do what their comments say: CreateDeployment, then ChangeImage with its uuid and etag', async () => {
+      const headers = { 'x-api-key': demo.key };
+      const variables = JSON.parse(EXAMPLE_MUTATION_VARIABLES);
+      // As GraphiQL sends a tab: the whole document, the operation picked, the tab's variables.
+      const run = async (operationName: string) => (await fetch(`${demo.app.url}/graphql`, {
+        method: 'POST', headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: EXAMPLE_MUTATIONS, operationName, variables }),
+      })).json();
+      const created = await run('CreateDeployment');
+      expect(created.data.createDeployment).toMatchObject({ __typename: 'CreateDeploymentPayload', deployment: { name: variables.create.name, latestRevision: { status: 'QUEUED' } } });
+      expect((await run('CreateDeployment')).data.createDeployment.__typename).toBe('DeploymentNameTakenError');
+      const { uuid, etag, latestRevision } = created.data.createDeployment.deployment;
+      variables.change = { ...variables.change, id: uuid, ifMatch: etag };
+      const changed = (await run('ChangeImage')).data.updateDeployment;
+      expect(changed).toMatchObject({ __typename: 'UpdateDeploymentPayload', deployment: { uuid, latestRevision: { status: 'QUEUED', sourceRevisionConfig: { imageUri: variables.change.sourceRevisionConfig.imageUri } } } });
+      expect(changed.deployment.latestRevision.uuid).not.toBe(latestRevision.uuid);
+      expect((await run('ChangeImage')).data.updateDeployment).toMatchObject({ __typename: 'PreconditionFailedError', currentEtag: changed.deployment.etag });
     });
 
     it('the example query, an empty key and a line saying where to put one, otherwise', async () => {
