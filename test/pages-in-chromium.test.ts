@@ -4,10 +4,10 @@
 // CI installs it and sets REQUIRE_BROWSER_TESTS=1, under which a missing Chromium fails instead.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXAMPLE_QUERY } from '../src/graphql/graphiql.ts';
+import { EXAMPLE_MUTATION_VARIABLES, EXAMPLE_QUERY } from '../src/graphql/graphiql.ts';
 import { CHROMIUM_PATH, chromiumFound, launchChromium, watchRequests, type RequestLog } from './support/chromium.ts';
 import { startDemoApp, type DemoApp } from './support/demo-app.ts';
-import { runExampleQuery, tryListDeployments } from './support/page-flows.ts';
+import { runExampleQuery, runOperationOfTab, tryCreateDeployment, tryListDeployments } from './support/page-flows.ts';
 
 const required = process.env.REQUIRE_BROWSER_TESTS === '1';
 const skipped = !chromiumFound() && !required;
@@ -61,6 +61,8 @@ describe.skipIf(skipped)('the pages in a real browser', () => {
       expect(resultPane).toContain(`"totalCount": ${expected.deployments.totalCount}`);
       expect(resultPane).toContain(`"name": "${expected.deployments.resources[0].name}"`);
 
+      expect(await page.getByRole('tab').allInnerTexts()).toEqual(['NewestDeployments', 'CreateDeployment']);
+
       await page.getByRole('button', { name: 'Show History' }).click();
       expect(await page.locator('.graphiql-history-item').allInnerTexts()).toEqual(['NewestDeployments']);
 
@@ -70,6 +72,21 @@ describe.skipIf(skipped)('the pages in a real browser', () => {
     });
   }, BROWSER_TEST_TIMEOUT_MS);
 
+  it('GraphiQL\'s second tab creates a deployment with the demo key, then answers that the name is taken', async () => {
+    const { name } = JSON.parse(EXAMPLE_MUTATION_VARIABLES).create;
+    await inBrowser(async (page) => {
+      await runExampleQuery(page, `${demo.app.url}/graphql`);
+      const created = await runOperationOfTab(page, 'CreateDeployment', 'CreateDeployment', '"CreateDeploymentPayload"');
+      expect(created).toContain(`"name": "${name}"`);
+      expect(created).toContain('"status": "QUEUED"');
+      const again = await runOperationOfTab(page, 'CreateDeployment', 'CreateDeployment', '"DeploymentNameTakenError"');
+      // The pane wraps long lines.
+      expect(again.replace(/\s+/g, ' ')).toContain(`"message": "A deployment named \\"${name}\\" already exists."`);
+    });
+    const listed = await demo.app.graphql(`{ deployments(filter: { nameContains: "${name}" }) { resources { name status } } }`, { 'X-Api-Key': demo.key });
+    expect(listed.body.data.deployments.resources).toEqual([{ name, status: 'AWAITING_DATABASE' }]);
+  }, BROWSER_TEST_TIMEOUT_MS);
+
   it('/docs: "Try it out" on GET /v2/deployments?limit=3, authorized with the key, shows 200 and the deployments', async () => {
     const expected = await (await fetch(`${demo.app.url}/v2/deployments?limit=3&offset=0`, { headers: { 'X-Api-Key': demo.key } })).json();
     expect(expected.resources).toHaveLength(3);
@@ -77,6 +94,17 @@ describe.skipIf(skipped)('the pages in a real browser', () => {
       const { status, body } = await tryListDeployments(page, demo.app.url, demo.key, 3);
       expect(status).toBe('200');
       expect(JSON.parse(body)).toEqual(expected);
+    });
+  }, BROWSER_TEST_TIMEOUT_MS);
+
+  it('/docs: "Try it out" on POST /v2/deployments, with the body it offers and the demo key, creates the deployment (201)', async () => {
+    await inBrowser(async (page) => {
+      const { status, body, sentBody } = await tryCreateDeployment(page, demo.app.url, demo.key);
+      expect(status).toBe('201');
+      const created = JSON.parse(body);
+      expect(created).toMatchObject({ ...JSON.parse(sentBody), status: 'AWAITING_DATABASE', latest_revision_id: expect.any(String) });
+      const read = await fetch(`${demo.app.url}/v2/deployments/${created.id}`, { headers: { 'X-Api-Key': demo.key } });
+      expect(await read.json()).toEqual(created);
     });
   }, BROWSER_TEST_TIMEOUT_MS);
 });

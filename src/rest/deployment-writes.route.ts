@@ -5,6 +5,7 @@
 import { validateCreateRequest, validatePatchRequest } from '../modules/deployments/writes/validate-write-request.ts';
 import { MAX_BULK_DELETE } from '../modules/deployments/writes/deployment-writer.ts';
 import { DEPLOYMENT_NOT_FOUND, deploymentAnswer, deploymentIdParameter, deploymentNotFound, recordWithEtag } from './deployments.route.ts';
+import { ETAG_HEADER } from './openapi.ts';
 import { legacyResponseSchema } from './response-schemas.ts';
 import type { RestRoute, RouteCall } from './rest-route.ts';
 import { graphqlInputOf } from './write-variables.ts';
@@ -57,6 +58,10 @@ export const createDeploymentRoute: RestRoute = {
   parameters: [],
   body: validateCreateRequest as RestRoute['body'],
   bodySchema: 'DeploymentCreateRequest',
+  bodyExample: {
+    name: 'hello-api', source: 'external_docker', source_config: { deployment_type: 'dev' },
+    source_revision_config: { image_uri: 'nginx:1.27' }, secrets: [{ name: 'GREETING', value: 'hello' }],
+  },
   document: `mutation LegacyCreateDeployment($input: CreateDeploymentInput!) {
   createDeployment(input: $input) {
     ${REFUSED} ${INVALID}
@@ -66,6 +71,7 @@ export const createDeploymentRoute: RestRoute = {
   variables: ({ body }) => ({ input: graphqlInputOf(body as Record<string, unknown>) }),
   respond: (data) => refusalAnswer(data.createDeployment) ?? deploymentAnswer(201, data.createDeployment.deployment, true),
   successStatus: 201,
+  successHeaders: { ETag: ETAG_HEADER, Location: 'The new deployment\'s path, `/v2/deployments/<id>`.' },
   otherResponses: { 409: { description: 'The tenant already has a deployment of that name.' } },
   responseSchema: legacyResponseSchema('Deployment'),
 };
@@ -84,6 +90,7 @@ export const patchDeploymentRoute: RestRoute = {
   parameters: [deploymentIdParameter],
   body: validatePatchRequest as RestRoute['body'],
   bodySchema: 'DeploymentPatchRequest',
+  bodyExample: { source_revision_config: { image_uri: 'nginx:1.28' } },
   document: `mutation LegacyPatchDeployment($input: UpdateDeploymentInput!) {
   updateDeployment(input: $input) {
     ${REFUSED} ${INVALID} ${PRECONDITION}
@@ -92,7 +99,7 @@ export const patchDeploymentRoute: RestRoute = {
 }`,
   variables: (call) => ({ input: { id: call.values.deployment_id, ...ifMatchVariable(call), ...graphqlInputOf(call.body as Record<string, unknown>) } }),
   respond: (data) => refusalAnswer(data.updateDeployment) ?? deploymentAnswer(200, data.updateDeployment.deployment),
-  otherResponses: { 412: { description: 'If-Match names a version the deployment no longer has.' } },
+  successHeaders: { ETag: ETAG_HEADER },
   responseSchema: legacyResponseSchema('Deployment'),
   notFound: DEPLOYMENT_NOT_FOUND,
 };
@@ -119,7 +126,6 @@ export const deleteDeploymentRoute: RestRoute = {
   variables: (call) => ({ input: { id: call.values.deployment_id, deleteTracingProject: call.values.delete_tracing_project ?? false, ...ifMatchVariable(call) } }),
   respond: (data) => refusalAnswer(data.deleteDeployment) ?? { status: 204, body: null },
   successStatus: 204,
-  otherResponses: { 412: { description: 'If-Match names a version the deployment no longer has.' } },
   responseSchema: null,
   notFound: DEPLOYMENT_NOT_FOUND,
 };
@@ -167,7 +173,7 @@ export const redeployRevisionRoute: RestRoute = {
 }`,
   variables: (call) => ({ input: { deploymentId: call.values.deployment_id, revisionId: call.values.revision_id, ...ifMatchVariable(call) } }),
   respond: (data) => refusalAnswer(data.redeployRevision) ?? deploymentAnswer(200, data.redeployRevision.deployment),
-  otherResponses: { 412: { description: 'If-Match names a version the deployment no longer has.' } },
+  successHeaders: { ETag: ETAG_HEADER },
   responseSchema: legacyResponseSchema('Deployment'),
   notFound: `${DEPLOYMENT_NOT_FOUND} \`Revision ID <revision_id> not found.\`: the deployment has no revision of that id.`,
 };

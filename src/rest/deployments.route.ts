@@ -7,6 +7,7 @@ import { deploymentRecordSchema } from '../modules/deployments/deployment-record
 import { MAX_FILTER_IDS } from '../modules/deployments/deployment-filter.graphql.ts';
 import { nextOffset, pageParameters, pageVariables } from './offset-pages.ts';
 import type { ParameterSpec } from './parameters.ts';
+import { ETAG_HEADER } from './openapi.ts';
 import { legacyResponseSchema } from './response-schemas.ts';
 import type { RestRoute } from './rest-route.ts';
 
@@ -107,6 +108,7 @@ export const getDeploymentRoute: RestRoute = {
   respond: (data, { values }) => (data.deployment
     ? deploymentAnswer(200, data.deployment as LegacyDeploymentJson & { etag: string })
     : deploymentNotFound(values.deployment_id)),
+  successHeaders: { ETag: ETAG_HEADER },
   responseSchema: legacyResponseSchema('Deployment'),
   notFound: DEPLOYMENT_NOT_FOUND,
 };

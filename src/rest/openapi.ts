@@ -23,13 +23,54 @@ const errorResponse = (description: string, schema = 'HTTPError') => ({
   content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
 });
 
+const stringHeader = (description: string) => ({ description, schema: { type: 'string' } });
+
+/** What a deployment's `ETag` holds (docs/decisions.md#etags-and-if-match). */
+export const ETAG_HEADER = 'The deployment\'s entity tag: `"<version>"`, or `"<version>-masked"` for a key that may not read secrets. Send it as `If-Match`.';
+const REPLAYED = '`true` when this is the stored answer to an earlier request under the same Idempotency-Key.';
+
+/** An answer a route declares itself: every error body is `{"detail": "..."}` unless it says otherwise. */
+function declaredResponse(status: number, response: { content?: unknown; description: string }) {
+  return status >= 400 && !response.content ? { ...response, content: errorResponse('').content } : response;
+}
+
+/** The answers of a write under an Idempotency-Key, or with If-Match, besides the route's own. */
+function writeResponses(route: RestRoute, declared: Record<string, { description: string }>): Record<string, unknown> {
+  const responses: Record<string, unknown> = {};
+  const problems = [
+    ...(route.body ? ['the body is not text (`There was an error parsing the body`)'] : []),
+    ...(route.idempotent ? ['the Idempotency-Key is empty, longer than 255 characters or not one value'] : []),
+  ];
+  if (problems.length > 0) responses[400] = errorResponse(`Bad Request: ${problems.join(', or ')}.`);
+  if (route.idempotent) {
+    const own = declared[409]?.description;
+    responses[409] = errorResponse(`${own ? `${own} Or: a` : 'A'} request under the same Idempotency-Key is still running, or was carried out but its answer was lost (read the deployment).`);
+  }
+  if (route.ifMatch) {
+    responses[412] = { ...errorResponse('If-Match names a version the deployment no longer has; `ETag` is its current tag.'), headers: { ETag: stringHeader(ETAG_HEADER) } };
+  }
+  return responses;
+}
+
+function successResponse(route: RestRoute) {
+  const headers = Object.fromEntries([
+    ...Object.entries(route.successHeaders ?? {}).map(([name, description]) => [name, stringHeader(description)]),
+    ...(route.idempotent ? [['Idempotent-Replayed', stringHeader(REPLAYED)]] : []),
+  ]);
+  return {
+    description: route.responseSchema ? 'Successful Response' : 'Successful Response (no content)',
+    ...(Object.keys(headers).length > 0 && { headers }),
+    ...(route.responseSchema && { content: { 'application/json': { schema: route.responseSchema } } }),
+  };
+}
+
 function operation(route: RestRoute) {
-  const success = route.responseSchema
-    ? { description: 'Successful Response', content: { 'application/json': { schema: route.responseSchema } } }
-    : { description: 'Successful Response (no content)' };
+  const declared = Object.fromEntries(Object.entries(route.otherResponses ?? {})
+    .map(([status, response]) => [status, declaredResponse(Number(status), response as { description: string })]));
   const responses: Record<string, unknown> = {
-    [route.successStatus ?? 200]: success,
-    ...route.otherResponses,
+    [route.successStatus ?? 200]: successResponse(route),
+    ...declared,
+    ...writeResponses(route, declared),
     401: errorResponse('No API key (`Not authenticated`), or an unknown or revoked one (`Invalid API key`).'),
     403: errorResponse(route.write
       ? 'The key may not write (`apikey create --write` issues one that may), the tenant in X-Tenant-Id is not granted to the key, or the key has several tenants and none was chosen.'
@@ -39,7 +80,8 @@ function operation(route: RestRoute) {
   if (route.notFound) responses[404] = errorResponse(route.notFound);
   // As FastAPI does: only a route with parameters or a body can fail their validation.
   if (route.parameters.length > 0 || route.body) {
-    responses[422] = errorResponse(`Validation Error: every invalid parameter${route.body ? ' and body value' : ''}, as FastAPI lists them.`, 'HTTPValidationError');
+    const reused = route.idempotent ? '; or the Idempotency-Key was used with another request (`loc` `["header","Idempotency-Key"]`)' : '';
+    responses[422] = errorResponse(`Validation Error: every invalid parameter${route.body ? ' and body value' : ''}, as FastAPI lists them${reused}.`, 'HTTPValidationError');
   }
   return {
     tags: [route.tag],
@@ -61,7 +103,12 @@ function operation(route: RestRoute) {
         description: 'The `ETag` you last read: 412 if the deployment changed since, so that no one\'s change is overwritten unseen.',
       }] : []),
     ],
-    ...(route.bodySchema && { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.bodySchema}` } } } } }),
+    ...(route.bodySchema && {
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.bodySchema}` }, ...(route.bodyExample !== undefined && { example: route.bodyExample }) } },
+      },
+    }),
     responses,
   };
 }
@@ -72,7 +119,8 @@ export function openApiDocument(routes: readonly RestRoute[]) {
     info: {
       title: 'Deployments gateway (legacy REST)',
       version: '1.0.0',
-      description: 'The original service\'s /v1 and /v2 paths, served from the same resolvers as the GraphQL API at /graphql.',
+      description: 'The original service\'s /v1 and /v2 paths, served from the same resolvers as the GraphQL API at /graphql. '
+        + 'Writes (POST, PATCH, DELETE) need a key issued with `npm run apikey -- create --write`; the demo key may write.',
     },
     paths: routes.reduce<Record<string, Record<string, unknown>>>((paths, route) => {
       (paths[route.path] ??= {})[(route.method ?? 'GET').toLowerCase()] = operation(route);

@@ -26,6 +26,8 @@ export interface RestRoute {
   /** The request body's validation, for a route that takes one (its OpenAPI schema is `bodySchema`). */
   body?: BodyCheck;
   bodySchema?: string;
+  /** A body that works as it is: what Swagger UI's "Try it out" starts with (the schema's own would not). */
+  bodyExample?: unknown;
   /** Whether a retry under the same `Idempotency-Key` gets the first answer (docs/decisions.md#idempotency-keys). */
   idempotent?: boolean;
   operationId: string;
@@ -42,6 +44,8 @@ export interface RestRoute {
   responseSchema: Record<string, unknown> | null;
   /** The success status, when not 200. */
   successStatus?: number;
+  /** Headers of the success answer and what they hold, for the OpenAPI document (`ETag`, `Location`). */
+  successHeaders?: Record<string, string>;
   /** Answers besides success and the common errors, for the OpenAPI document (`409: {...}`). */
   otherResponses?: Record<number, unknown>;
   /** Whether the route honours `If-Match` (412 when the deployment changed since). */

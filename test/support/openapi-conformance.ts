@@ -13,6 +13,11 @@ export const REPOSITORY_PATHS = [
 export const DEPLOYMENT = '/v2/deployments/{deployment_id}';
 export const REVISIONS = '/v2/deployments/{deployment_id}/revisions';
 export const REVISION = '/v2/deployments/{deployment_id}/revisions/{revision_id}';
+export const REDEPLOY = '/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy';
+export const PUSH_TOKEN = '/v2/deployments/{deployment_id}/push-token';
+export const UPLOAD_URL = '/v2/deployments/{deployment_id}/upload-url';
+/** The paths that only write (POST); the writes of the other paths are methods beside their GET. */
+export const WRITE_ONLY_PATHS = [REDEPLOY, PUSH_TOKEN, UPLOAD_URL];
 export const INSTALL_PATHS = [
   '/v1/integrations/codehost/install', '/v1/integrations/{codehost}/install', '/v1/integrations/managed/codehost/install', '/v1/integrations/forge/github/install',
 ];
@@ -27,11 +32,11 @@ export async function openApiConformance(baseUrl: string) {
   addFormats.default(ajv);
   const compiled = new Map<string, ValidateFunction>();
 
-  /** The schema the document declares for `status` of GET `path`, its `$ref`s resolved into components.schemas. */
-  function validatorFor(path: string, status: number): ValidateFunction {
-    const id = `${path} ${status}`;
+  /** The schema the document declares for `status` of `method` `path`, its `$ref`s resolved into components.schemas. */
+  function validatorFor(path: string, status: number, method = 'get'): ValidateFunction {
+    const id = `${method} ${path} ${status}`;
     if (!compiled.has(id)) {
-      const schema = spec.paths[path]?.get?.responses?.[status]?.content?.['application/json']?.schema;
+      const schema = spec.paths[path]?.[method]?.responses?.[status]?.content?.['application/json']?.schema;
       expect(schema, `${id} has an application/json schema`).toBeDefined();
       const rewritten = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"#/$defs/'));
       const defs = JSON.parse(JSON.stringify(spec.components.schemas).replaceAll('"#/components/schemas/', '"#/$defs/'));
@@ -39,9 +44,9 @@ export async function openApiConformance(baseUrl: string) {
     }
     return compiled.get(id)!;
   }
-  function expectConforms(path: string, answer: { status: number; body: unknown }) {
-    const validate = validatorFor(path, answer.status);
-    expect(validate(answer.body), `${path} ${answer.status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(answer.body).slice(0, 500)}`).toBe(true);
+  function expectConforms(path: string, answer: { status: number; body: unknown }, method = 'get') {
+    const validate = validatorFor(path, answer.status, method);
+    expect(validate(answer.body), `${method} ${path} ${answer.status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(answer.body).slice(0, 500)}`).toBe(true);
   }
   return { spec, validatorFor, expectConforms };
 }

@@ -1,6 +1,6 @@
 // What a newcomer does on the two pages for people, step by step in a real browser: run GraphiQL's example
-// query; authorize /docs with a key and "Try it out" on GET /v2/deployments. Shared by the browser tests and
-// `npm run screenshots`.
+// query, and its example mutations in the second tab; authorize /docs with a key and "Try it out" on
+// GET /v2/deployments and POST /v2/deployments. Shared by the browser tests and `npm run screenshots`.
 import type { Locator, Page } from 'playwright-core';
 
 /** Monaco draws spaces as no-break spaces. */
@@ -34,16 +34,21 @@ export interface TryItOutResult {
   body: string;
 }
 
-/** Opens /docs, authorizes with `apiKey` (X-Api-Key), and runs GET /v2/deployments?limit=`limit` with "Try it out". */
-export async function tryListDeployments(page: Page, baseUrl: string, apiKey: string, limit: number): Promise<TryItOutResult> {
+/** Opens /docs and authorizes with `apiKey` (X-Api-Key). */
+async function openDocsAuthorized(page: Page, baseUrl: string, apiKey: string): Promise<void> {
   await page.goto(`${baseUrl}/docs`);
   await page.getByRole('button', { name: 'Authorize' }).first().click();
   const apiKeyForm = page.locator('.modal-ux .auth-container').filter({ hasText: 'APIKeyHeader' });
   await apiKeyForm.locator('input').fill(apiKey);
   await apiKeyForm.getByRole('button', { name: 'Apply credentials' }).click();
   await apiKeyForm.getByRole('button', { name: 'Close' }).click();
+}
 
-  const operation = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path', { hasText: /^\/v2\/deployments$/ }) });
+/** Opens /docs, authorizes with `apiKey` (X-Api-Key), and runs GET /v2/deployments?limit=`limit` with "Try it out". */
+export async function tryListDeployments(page: Page, baseUrl: string, apiKey: string, limit: number): Promise<TryItOutResult> {
+  await openDocsAuthorized(page, baseUrl, apiKey);
+
+  const operation = page.locator('.opblock-get').filter({ has: page.locator('.opblock-summary-path', { hasText: /^\/v2\/deployments$/ }) });
   await operation.locator('.opblock-summary').click();
   await operation.getByRole('button', { name: 'Try it out' }).click();
   await operation.locator('tr[data-param-name="limit"] input').fill(String(limit));
@@ -51,4 +56,32 @@ export async function tryListDeployments(page: Page, baseUrl: string, apiKey: st
   const response = operation.locator('.live-responses-table tr.response');
   await response.waitFor();
   return { status: await text(response.locator('.response-col_status')), body: await text(response.locator('.response-col_description pre').first()) };
+}
+
+/**
+ * On GraphiQL (already open), switches to the tab named `tab`, runs its operation `operation` (GraphiQL asks
+ * which one when the tab holds several) and waits until the result pane shows `expected`; what the pane shows.
+ */
+export async function runOperationOfTab(page: Page, tab: string, operation: string, expected: string): Promise<string> {
+  await page.getByRole('tab', { name: tab }).click();
+  await page.locator('.graphiql-query-editor').getByText(`mutation ${operation}`).waitFor();
+  await page.getByRole('button', { name: /Execute query/ }).click();
+  await page.getByRole('menuitem', { name: operation }).click();
+  const resultPane = page.locator('.graphiql-response');
+  await resultPane.getByText(expected).first().waitFor();
+  return text(resultPane);
+}
+
+/** Opens /docs, authorizes with `apiKey`, and runs POST /v2/deployments with "Try it out" and the body it offers. */
+export async function tryCreateDeployment(page: Page, baseUrl: string, apiKey: string): Promise<TryItOutResult & { sentBody: string }> {
+  await openDocsAuthorized(page, baseUrl, apiKey);
+
+  const operation = page.locator('.opblock-post').filter({ has: page.locator('.opblock-summary-path', { hasText: /^\/v2\/deployments$/ }) });
+  await operation.locator('.opblock-summary').click();
+  await operation.getByRole('button', { name: 'Try it out' }).click();
+  const sentBody = await operation.locator('textarea.body-param__text').inputValue();
+  await operation.getByRole('button', { name: 'Execute' }).click();
+  const response = operation.locator('.live-responses-table tr.response');
+  await response.waitFor();
+  return { status: await text(response.locator('.response-col_status')), body: await text(response.locator('.response-col_description pre').first()), sentBody };
 }
