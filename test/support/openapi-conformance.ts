@@ -16,8 +16,6 @@ export const REVISION = '/v2/deployments/{deployment_id}/revisions/{revision_id}
 export const REDEPLOY = '/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy';
 export const PUSH_TOKEN = '/v2/deployments/{deployment_id}/push-token';
 export const UPLOAD_URL = '/v2/deployments/{deployment_id}/upload-url';
-/** The paths that only write (POST); the writes of the other paths are methods beside their GET. */
-export const WRITE_ONLY_PATHS = [REDEPLOY, PUSH_TOKEN, UPLOAD_URL];
 export const INSTALL_PATHS = [
   '/v1/integrations/codehost/install', '/v1/integrations/{codehost}/install', '/v1/integrations/managed/codehost/install', '/v1/integrations/forge/github/install',
 ];
