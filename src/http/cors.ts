@@ -6,9 +6,10 @@ export function corsOptions(origins: string[]): CORSOptions {
   if (origins.length === 0) return false;
   return {
     origin: origins,
-    methods: ['GET', 'HEAD', 'POST'],
-    allowedHeaders: ['content-type', 'accept', 'x-api-key', 'authorization', 'x-tenant-id', 'x-request-id'],
-    exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'],
+    // The REST writes too: PATCH and DELETE, their preconditions and idempotency keys, and what they answer with.
+    methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+    allowedHeaders: ['content-type', 'accept', 'x-api-key', 'authorization', 'x-tenant-id', 'x-request-id', 'if-match', 'idempotency-key'],
+    exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'etag', 'location', 'idempotent-replayed'],
     // Keys travel in headers, never in cookies: credentialed requests are not needed.
     credentials: false,
     maxAge: 600,

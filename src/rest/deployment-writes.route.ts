@@ -205,7 +205,7 @@ export const pushTokenRoute = helperRoute('push-token', 'Push Token', (source) =
 
 export const uploadUrlRoute = helperRoute('upload-url', 'Upload URL', () => ({
   status: 501,
-  body: { detail: 'This service runs no object storage, so it issues no upload URLs: build an image instead and deploy it with PATCH /v2/deployments/{deployment_id} and source_revision_config.image_uri.' },
+  body: { detail: 'This service runs no object storage, so it issues no upload URLs: build an image instead, push it to a registry of yours and deploy it with PATCH /v2/deployments/{deployment_id}, revision_source internal_docker and source_revision_config.image_uri.' },
 }));
 
 export const deploymentWriteRoutes = [

@@ -12,12 +12,17 @@ import type {
 export const NAME_PATTERN = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
 const NAME = new RegExp(NAME_PATTERN);
 
-/** Which sources each source-specific key belongs to (the original's field descriptions). */
-const ONLY_FOR: Record<string, readonly DeploymentSource[]> = {
+/** Which sources each key of source_revision_config belongs to (the original's field descriptions). */
+export const REVISION_CONFIG_SOURCES = {
   repo_ref: ['github'],
   graph_config_path: ['github', 'internal_source'],
   image_uri: ['external_docker', 'internal_docker'],
   source_tarball_path: ['internal_source'],
+} as const satisfies Record<string, readonly DeploymentSource[]>;
+
+/** Which sources each source-specific key belongs to. */
+const ONLY_FOR: Record<string, readonly DeploymentSource[]> = {
+  ...REVISION_CONFIG_SOURCES,
   integration_id: ['github'],
   repo_url: ['github'],
   build_on_push: ['github'],

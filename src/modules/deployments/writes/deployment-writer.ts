@@ -12,7 +12,7 @@ import { SecretReferenceSchema } from '../secret-reference.entity.ts';
 import { SecretSchema } from '../secret.entity.ts';
 import type { DeploymentSource } from '../deployment-enums.ts';
 import { ifMatchAllows } from './deployment-etag.ts';
-import { createProblems, patchProblems } from './deployment-rules.ts';
+import { REVISION_CONFIG_SOURCES, createProblems, patchProblems } from './deployment-rules.ts';
 import { DeploymentNameTaken, DeploymentNotFound, InvalidValues, PreconditionFailed, RevisionNotFound, valueError } from './write-problems.ts';
 import {
   BUILD_KEYS, REVISION_KEYS, type CreateRequest, type PatchRequest, type SecretReferenceRequest, type SecretRequest,
@@ -73,7 +73,7 @@ export async function updateDeployment(scope: WriteScope, id: string, request: P
     await replaceSecrets(tx, scope, deployment, true, request.secrets ?? undefined, request.secret_references ?? undefined);
     const revision = request.source_revision_config ?? {};
     if (REVISION_KEYS.some((key) => revision[key] != null) || request.secrets != null || config.resource_spec != null) {
-      const merged = mergedRevisionConfig(deployment, revision);
+      const merged = mergedRevisionConfig(deployment, revision, request.revision_source ?? deployment.source);
       deployment.sourceRevisionConfig = merged as never;
       addRevision(tx, scope, deployment, request.revision_source ?? deployment.source, merged, now);
     }
@@ -150,15 +150,19 @@ function storedSourceConfig(deployment: Deployment) {
   };
 }
 
-/** The latest revision's values with the PATCH's non-null ones over them; the commit is the build's to tell. */
-function mergedRevisionConfig(deployment: Deployment, patch: SourceRevisionConfigRequest): RevisionConfig {
+/**
+ * The latest revision's values with the PATCH's non-null ones over them, each kept only where it belongs to the
+ * new revision's source (an image does not follow a switch to a source archive); the commit is the build's to tell.
+ */
+function mergedRevisionConfig(deployment: Deployment, patch: SourceRevisionConfigRequest, source: DeploymentSource): RevisionConfig {
   const current = deployment.sourceRevisionConfig;
   const next = revisionConfigEntity(patch);
+  const kept = <T>(key: keyof typeof REVISION_CONFIG_SOURCES, value: T | null | undefined) => ((REVISION_CONFIG_SOURCES[key] as readonly DeploymentSource[]).includes(source) ? value ?? null : null);
   return {
-    repoRef: next.repoRef ?? current?.repoRef ?? null,
-    graphConfigPath: next.graphConfigPath ?? current?.graphConfigPath ?? null,
-    imageUri: next.imageUri ?? current?.imageUri ?? null,
-    sourceTarballPath: next.sourceTarballPath ?? current?.sourceTarballPath ?? null,
+    repoRef: next.repoRef ?? kept('repo_ref', current?.repoRef),
+    graphConfigPath: next.graphConfigPath ?? kept('graph_config_path', current?.graphConfigPath),
+    imageUri: next.imageUri ?? kept('image_uri', current?.imageUri),
+    sourceTarballPath: next.sourceTarballPath ?? kept('source_tarball_path', current?.sourceTarballPath),
     repoCommitSha: null,
   };
 }
