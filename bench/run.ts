@@ -136,6 +136,7 @@ try {
     return {
       scenario: scenario.name, requestsPerSecond: rps, p50Ms: median(runs.map((r) => r.p50)), p99Ms: median(runs.map((r) => r.p99)),
       sqlStatements: cost.statements, bytesFromPostgres: cost.bytesFromPostgres, responseBytes: cost.responseBytes, peakRssMb: Math.max(...runs.map((r) => r.rss)) / 2 ** 20,
+      cpuMsPerRequest: median(runs.map((r) => r.cpuMsPerRequest)),
       ceiling: scenario.ceiling, ofCeiling: rps / rpsOf(scenario.ceiling),
     };
   });
