@@ -6,14 +6,21 @@
 //                           and secret references together), stringified
 //   /json-agg?limit=        the same full page with PostgreSQL building the JSON (json_agg); Node passes it on
 //   /__bytes                bytes the pool has read from PostgreSQL so far (for bytes per request)
-// Usage: node bench/ceiling.ts <database-url> <tenant-id>   (prints "listening <port>")
-import { createServer } from 'node:http';
+//   POST /v2/deployments, PATCH /v2/deployments/{id}: the writes (bench/ceiling-writes.ts), in <writes-tenant-id>,
+//                           with the service's secrets key (base64 in CEILING_SECRETS_KEY, its fingerprint in
+//                           CEILING_KEY_FINGERPRINT)
+// Usage: node bench/ceiling.ts <database-url> <tenant-id> [<writes-tenant-id>]   (prints "listening <port>")
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import pg from 'pg';
+import { writeCeilings } from './ceiling-writes.ts';
 
-const [databaseUrl, tenantId] = process.argv.slice(2);
-if (!databaseUrl || !tenantId) throw new Error('usage: node bench/ceiling.ts <database-url> <tenant-id>');
+const [databaseUrl, tenantId, writesTenantId] = process.argv.slice(2);
+if (!databaseUrl || !tenantId) throw new Error('usage: node bench/ceiling.ts <database-url> <tenant-id> [<writes-tenant-id>]');
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+const writes = writesTenantId
+  ? writeCeilings(pool, writesTenantId, Buffer.from(process.env.CEILING_SECRETS_KEY ?? '', 'base64'), process.env.CEILING_KEY_FINGERPRINT ?? '')
+  : undefined;
 const sockets = new Set<Socket>();
 pool.on('connect', (client) => sockets.add((client as unknown as { connection: { stream: Socket } }).connection.stream));
 const bytesRead = () => [...sockets].reduce((sum, socket) => sum + socket.bytesRead, 0);
@@ -60,6 +67,12 @@ async function jsonAggPage(limit: number, offset: number): Promise<string> {
 
 const FLOOR = JSON.stringify({ data: { __typename: 'Query' } });
 
+async function jsonBody(request: IncomingMessage): Promise<never> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as never;
+}
+
 const server = createServer((request, response) => {
   const url = new URL(request.url ?? '/', 'http://ceiling');
   const limit = Number(url.searchParams.get('limit') ?? 20);
@@ -68,6 +81,8 @@ const server = createServer((request, response) => {
     (text) => response.writeHead(200, { 'content-type': 'application/json' }).end(text),
     (error: Error) => response.writeHead(500).end(error.message),
   );
+  if (writes && request.method === 'POST' && url.pathname === '/v2/deployments') return void answer(jsonBody(request).then(writes.create));
+  if (writes && request.method === 'PATCH') return void answer(jsonBody(request).then((body) => writes.patch(url.pathname.split('/').at(-1)!, body)));
   switch (url.pathname) {
     case '/floor': return void answer(FLOOR);
     case '/light': return void answer(lightPage(limit));

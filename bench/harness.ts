@@ -20,14 +20,22 @@ export const PRODUCTION_SERVICE_ENV = {
   CORS_ORIGINS: BENCH_APP_ORIGIN,
 };
 
-/** The benchmark's keys for the big tenant: one without the secrets scope (values masked), one with it. */
+/**
+ * The benchmark's keys for the big tenant: one without the secrets scope (values masked), one with it; and,
+ * when the write scenarios run, the write tenant's key that may write (values masked).
+ */
 export interface BenchKeys {
   masked: string;
   secrets: string;
+  writer?: string;
 }
 
 /** The key a scenario is sent with. */
-export const keyFor = (scenario: { readsSecrets?: boolean }, keys: BenchKeys) => (scenario.readsSecrets ? keys.secrets : keys.masked);
+export function keyFor(scenario: { readsSecrets?: boolean; writes?: boolean }, keys: BenchKeys): string {
+  if (!scenario.writes) return scenario.readsSecrets ? keys.secrets : keys.masked;
+  if (!keys.writer) throw new Error('a write scenario needs the write tenant\'s key (prepareWriteTenant)');
+  return keys.writer;
+}
 
 export async function issueBenchKeys(database: Database, name: string): Promise<BenchKeys> {
   return { masked: await issueBenchKey(database, name), secrets: await issueBenchKey(database, `${name}-secrets`, true) };

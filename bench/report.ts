@@ -10,6 +10,8 @@ export interface ScenarioResult {
   /** The response body as sent: compressed for the scenarios that ask for it. */
   responseBytes: number;
   peakRssMb: number;
+  /** CPU of the process that answered (the service, or the ceiling) per request: steadier than req/s on a busy machine. */
+  cpuMsPerRequest: number;
   /** The ceiling scenario it is compared with, and the ratio of their throughputs. */
   ceiling: string;
   ofCeiling: number;

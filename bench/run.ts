@@ -6,19 +6,23 @@
 // pages, PostgreSQL-built JSON). Then the connection-scaling table: the light and full pages and their
 // ceilings at each connection count. Then the workers table: the full page on the service as started above (one
 // worker) and on a second one with WORKERS=auto (--workers; '' skips it), interleaved the same way. Prints the
-// tables and writes them as JSON to bench/results/.
+// tables and writes them as JSON to bench/results/. The write scenarios (bench/write-scenarios.ts) write in a tenant
+// of their own, emptied before and after them (bench/write-tenant.ts): the reads' data stay as loaded.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, PROJECT_ROOT } from '../src/config.ts';
-import { secretsKeyFile } from '../src/modules/secrets/secrets-key.ts';
+import { openSecretsKeys, secretsKeyFile } from '../src/modules/secrets/secrets-key.ts';
+import { keyFingerprint } from '../src/modules/secrets/key-fingerprint.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { entities } from '../src/modules/entities.ts';
 import { benchEnvironment } from './bench-environment.ts';
 import { benchIds, tenantId } from './dataset.ts';
 import { issueBenchKeys, machineDescription, PRODUCTION_SERVICE_ENV, type BenchKeys } from './harness.ts';
-import { load as loadScenario, median, startProcess, type LoadSample } from './service-load.ts';
+import { load as loadScenario, median, startProcess, stopProcess, type LoadSample } from './service-load.ts';
 import { scenarios, type Scenario } from './scenarios.ts';
+import { writeScenarios } from './write-scenarios.ts';
+import { emptyWriteTenant, prepareWriteTenant, WRITES_TENANT } from './write-tenant.ts';
 import { countStatements, type RequestCost } from './statement-count.ts';
 import { rawRequest } from '../test/support/raw-http.ts';
 import { formatScalingTable, formatTable, formatWorkersTable, type ScalingResult, type ScenarioResult, type WorkersResult } from './report.ts';
@@ -43,15 +47,18 @@ const connections = Number(options.connections);
 const env = { ...process.env, ...benchEnvironment() };
 Object.assign(process.env, benchEnvironment());
 const config = loadConfig();
+const secretsKey = config.secretsKey?.toString('base64') ?? fs.readFileSync(secretsKeyFile(config), 'utf8').trim();
 
 const start = (args: string[], extraEnv: Record<string, string>, ready: RegExp) => startProcess(args, { ...env, ...extraEnv }, ready);
 const load = (scenario: Scenario, baseUrl: string, keys: BenchKeys, seconds: number, pid: number, concurrent = connections, failures: 'throw' | 'count' = 'throw') =>
   loadScenario(scenario, baseUrl, keys, seconds, pid, concurrent, failures);
 
 // 1. Dataset present? A key for the big tenant (without the secrets scope: values are masked, as for most
-//    legacy clients); statement counts per scenario, in-process, through the same app.
+//    legacy clients); with writes, the write tenant, its key and the PATCH pool; statement counts per scenario,
+//    in-process, through the same app.
 const ids = benchIds();
-const every = scenarios(ids);
+const patchPool: string[] = [];
+const every = [...scenarios(ids), ...writeScenarios(patchPool)];
 const wanted = options.only.split(',').filter(Boolean);
 const chosen = wanted.length ? every.filter((s) => wanted.some((part) => s.name.includes(part))) : every;
 const list = every.filter((s) => chosen.includes(s) || chosen.some((c) => c.ceiling === s.name));
@@ -61,6 +68,11 @@ let costs: Map<string, RequestCost>;
   const database = await openDatabase(config, { entities, migrate: true, whenRunning: 'join' });
   try {
     keys = await issueBenchKeys(database, 'bench');
+    if (list.some((s) => s.writes)) {
+      const writeTenant = await prepareWriteTenant(database.orm.em, await openSecretsKeys(config, database.orm.em.getConnection()));
+      patchPool.push(...writeTenant.pool);
+      keys.writer = writeTenant.key;
+    }
     costs = await countStatements(database.clientUrl, config, keys, list.filter((s) => s.target === 'service'));
   } finally {
     await database.close();
@@ -71,13 +83,15 @@ let costs: Map<string, RequestCost>;
 const service = await start(['src/main.ts'], { ...PRODUCTION_SERVICE_ENV, WORKERS: '1' }, /GraphQL ready at (http:\/\/\S+)\/graphql/);
 const serviceUrl = service.match[1]!.replace('localhost', '127.0.0.1');
 const joined = await openDatabase(config, { entities, migrate: false, whenRunning: 'join' });
-const ceiling = await start(['bench/ceiling.ts', joined.clientUrl, tenantId(0)], {}, /listening (\d+)/);
+const ceiling = await start(['bench/ceiling.ts', joined.clientUrl, tenantId(0), WRITES_TENANT], {
+  CEILING_SECRETS_KEY: secretsKey, CEILING_KEY_FINGERPRINT: keyFingerprint(Buffer.from(secretsKey, 'base64')),
+}, /listening (\d+)/);
 const ceilingUrl = `http://127.0.0.1:${ceiling.match[1]}`;
 // The same service with several workers, on the same database (which the first one may own: it joins by URL).
 const compared = options.workers ? list.filter((s) => s.workers) : [];
 const manyWorkers = compared.length ? await start(['src/main.ts'], {
   ...PRODUCTION_SERVICE_ENV, WORKERS: options.workers, DATABASE_URL: joined.clientUrl,
-  SECRETS_KEY: config.secretsKey?.toString('base64') ?? fs.readFileSync(secretsKeyFile(config), 'utf8').trim(),
+  SECRETS_KEY: secretsKey,
 }, /GraphQL ready at (http:\/\/\S+)\/graphql \(database: [^,)]+(?:, (\d+) workers)?\)/) : undefined;
 const manyWorkersUrl = manyWorkers?.match[1]!.replace('localhost', '127.0.0.1');
 const urlOf = (s: Scenario) => (s.target === 'ceiling' ? ceilingUrl : serviceUrl);
@@ -87,7 +101,8 @@ const pidOf = (s: Scenario) => (s.target === 'ceiling' ? ceiling.child.pid! : se
 async function ceilingBytes(scenario: Scenario): Promise<Omit<RequestCost, 'statements'>> {
   const read = async () => Number(await (await fetch(`${ceilingUrl}/__bytes`)).text());
   const before = await read();
-  const { body } = await rawRequest(`${ceilingUrl}${scenario.path}`);
+  const { path, body: sent } = scenario.request?.() ?? scenario;
+  const { body } = await rawRequest(`${ceilingUrl}${path}`, { method: scenario.method, body: sent, headers: { 'content-type': 'application/json' } });
   return { bytesFromPostgres: (await read()) - before, responseBytes: body.length };
 }
 
@@ -121,6 +136,7 @@ try {
     return {
       scenario: scenario.name, requestsPerSecond: rps, p50Ms: median(runs.map((r) => r.p50)), p99Ms: median(runs.map((r) => r.p99)),
       sqlStatements: cost.statements, bytesFromPostgres: cost.bytesFromPostgres, responseBytes: cost.responseBytes, peakRssMb: Math.max(...runs.map((r) => r.rss)) / 2 ** 20,
+      cpuMsPerRequest: median(runs.map((r) => r.cpuMsPerRequest)),
       ceiling: scenario.ceiling, ofCeiling: rps / rpsOf(scenario.ceiling),
     };
   });
@@ -184,7 +200,8 @@ try {
   if (!wanted.length) fs.writeFileSync(path.join(dir, 'latest.json'), json);
   console.log(`Wrote bench/results/${name}`);
 } finally {
-  ceiling.child.kill('SIGTERM');
+  // Waited for: a write it has in flight commits before the write tenant is emptied.
+  await stopProcess(ceiling);
   // Before the first service, which may own the (embedded) database the second one uses.
   if (manyWorkers) {
     manyWorkers.child.kill('SIGTERM');
@@ -192,5 +209,6 @@ try {
   }
   service.child.kill('SIGTERM');
   await new Promise((resolve) => service.child.once('exit', resolve));
+  if (patchPool.length) console.log(`Removed the ${await emptyWriteTenant(joined.orm.em, { vacuum: true })} deployments of the write tenant; vacuumed`);
   await joined.close();
 }

@@ -6,9 +6,14 @@ import { BENCH_APP_ORIGIN } from './harness.ts';
 export interface Scenario {
   name: string;
   target: 'service' | 'ceiling';
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   path: string;
   body?: string;
+  /**
+   * Each request's path and body, for a write whose every request differs (bench/write-scenarios.ts: a fresh
+   * name, the next deployment of a pool); `path` and `body` are then not sent.
+   */
+  request?: () => { path: string; body: string };
   /** Request headers beyond the key and the content type (Accept-Encoding for the compressed pages). */
   headers?: Record<string, string>;
   /** The ceiling scenario (by name) this one's throughput is compared with. */
@@ -19,6 +24,8 @@ export interface Scenario {
   workers?: boolean;
   /** Sent with the key that has the secrets scope (values decrypted); others use the masked key. */
   readsSecrets?: boolean;
+  /** Sent with the write tenant's key, which may write (bench/write-tenant.ts). */
+  writes?: boolean;
   /** A ceiling's statements per request (the service's are counted). */
   statements?: number;
 }

@@ -58,6 +58,8 @@ export async function load(
   const result = await autocannon({
     url: `${baseUrl}${scenario.path}`, method: scenario.method, body: scenario.body, connections, duration: seconds,
     headers: { 'x-api-key': keyFor(scenario, keys), 'content-type': 'application/json', accept: 'application/json', ...scenario.headers },
+    // A write's every request is built anew (autocannon sets its Content-Length from the body).
+    ...(scenario.request && { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, ...scenario.request!() }) }] }),
   });
   clearInterval(sampler);
   const cpuMsPerRequest = ((serviceCpuSeconds(pid) - cpuBefore) * 1000) / result.requests.total;

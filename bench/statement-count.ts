@@ -43,9 +43,12 @@ export async function countStatements(clientUrl: string, config: Config, keys: B
   try {
     for (const scenario of list) {
       // node:http, not fetch: the body as sent, compressed when the scenario asks for it.
-      const send = () => rawRequest(`${base}${scenario.path}`, {
-        method: scenario.method, body: scenario.body, headers: { 'x-api-key': keyFor(scenario, keys), 'content-type': 'application/json', ...scenario.headers },
-      });
+      const send = () => {
+        const { path, body } = scenario.request?.() ?? scenario;
+        return rawRequest(`${base}${path}`, {
+          method: scenario.method, body, headers: { 'x-api-key': keyFor(scenario, keys), 'content-type': 'application/json', ...scenario.headers },
+        });
+      };
       await send(); // the first request may carry one-time work
       count = 0;
       const bytesBefore = bytesRead();
