@@ -19,6 +19,8 @@ export const DeploymentSchema = defineEntity({
   // The listing orders by created_at desc, id desc within a tenant; this index serves that and deep offsets.
   indexes: [
     { properties: ['tenant', 'createdAt', 'id'] },
+    // A create looks its name up within the tenant (names are unique there: writes/deployment-writer.ts).
+    { properties: ['tenant', 'name'] },
     // name_contains is a substring search (ILIKE '%…%'): only a trigram index can serve it (pg_trgm).
     { name: 'deployment_name_trgm_idx', expression: 'create index "deployment_name_trgm_idx" on "deployment" using gin ("name" gin_trgm_ops)' },
   ],
