@@ -6,8 +6,10 @@ import type { TenantSafeEntityManager } from '../db/tenant-safe-entity-manager.t
 import { fingerprintOf, parseIdempotencyKey } from '../modules/idempotency/idempotency-key.ts';
 import type { IdempotencyStore } from '../modules/idempotency/idempotency-store.ts';
 import { detail, legacyAnswer, validationFailed, type LegacyAnswer } from './legacy-responses.ts';
+import { pydanticError } from './pydantic-errors.ts';
 
 export const IDEMPOTENCY_KEY = 'idempotency-key';
+const KEY_REUSED = 'this Idempotency-Key was used with another request; use a new key for a new request';
 
 export interface IdempotentWrites {
   store: IdempotencyStore;
@@ -42,11 +44,8 @@ export async function answerIdempotently(
       return legacyAnswer(status, typeof body === 'string' ? JSON.parse(body) : body, { ...headers, 'idempotent-replayed': 'true' });
     }
     case 'mismatch':
-      return validationFailed([{
-        type: 'value_error', loc: ['header', 'Idempotency-Key'], input: parsed.key,
-        msg: 'Value error, this Idempotency-Key was used with another request; use a new key for a new request',
-        ctx: { error: 'this Idempotency-Key was used with another request; use a new key for a new request' },
-      }]);
+      // Built as pydantic builds its items, so the keys come in its order (type, loc, msg, input, ctx).
+      return validationFailed([pydanticError.valueError(['header', 'Idempotency-Key'], parsed.key, KEY_REUSED)]);
     case 'in-progress':
       return detail(409, 'A request with this Idempotency-Key is still being processed; retry later.');
     case 'lost':
