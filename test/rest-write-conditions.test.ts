@@ -1,0 +1,219 @@
+// What decides whether a REST write happens at all, as a legacy client sees it: FastAPI/pydantic v2's 422 for a
+// body the original's models refuse (shared/spec/original-write-side.md §3, §3.12), a key that may not write
+// (403 on every write route), If-Match (RFC 9110 §13.1.1: strong comparison, `*`, lists; 412 when stale) and
+// Idempotency-Key (the IETF httpapi draft: a retry gets the first answer, another body under the key is refused,
+// keys are per tenant). Expected bodies are written from those sources, not from our output.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureApp, type FixtureApp } from './support/fixture-app.ts';
+import { ACME, ACME_DEPLOYMENT, GLOBEX } from './support/fixtures.ts';
+import {
+  READ_ONLY, UNKNOWN_ID, deploymentNotFound, detail, expectJsonText, pydantic, restCaller, type Answer,
+} from './support/write-calls.ts';
+
+const CHECKOUT_DEPLOYED = '66666666-6666-4666-8666-666666666661';
+const SOURCES = "'github', 'external_docker', 'internal_docker' or 'internal_source'";
+const IMAGE = 'registry.example.com/acme/agent@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
+
+let fixture: FixtureApp<'writer' | 'writerSecrets' | 'reader' | 'globexWriter'>;
+beforeAll(async () => {
+  fixture = await startFixtureApp([], {
+    writer: { tenants: [ACME], mayWrite: true }, writerSecrets: { tenants: [ACME], mayWrite: true, mayReadSecrets: true },
+    reader: { tenants: [ACME], mayReadSecrets: true }, globexWriter: { tenants: [GLOBEX], mayWrite: true },
+  });
+});
+afterAll(() => fixture?.close());
+
+const call = restCaller(() => fixture.app.url, () => fixture.keys.writer);
+const cliCreate = (name: string) => ({ name, source: 'internal_docker', source_config: { deployment_type: 'dev' }, source_revision_config: {}, secrets: [] });
+async function create(name: string, key = fixture.keys.writer) {
+  const answer = await call('POST', '/v2/deployments', { key, body: cliCreate(name) });
+  expect(answer.status, answer.text).toBe(201);
+  return answer;
+}
+const deploymentCount = async () => Number((await fixture.db.query<{ n: number }>('select count(*)::int as n from deployment'))[0]!.n);
+const revisionCount = async (id: string) => Number((await fixture.db.query<{ n: number }>('select count(*)::int as n from revision where deployment_id = $1', [id]))[0]!.n);
+
+describe('bodies the original\'s models refuse: 422 as FastAPI answers', () => {
+  it('names every missing field of a create, each with the body as input; nothing is created', async () => {
+    const before = await deploymentCount();
+    expectJsonText(await call('POST', '/v2/deployments', { body: {} }), 422, {
+      detail: ['name', 'source', 'source_config', 'source_revision_config', 'secrets'].map((field) => pydantic('missing', ['body', field], 'Field required', {})),
+    });
+    expect(await deploymentCount()).toBe(before);
+  });
+
+  it('lists wrong types, enum values, UUIDs and resource ranges together, in the models\' field order', async () => {
+    const body = {
+      name: 5, source: 'nope',
+      source_config: { integration_id: 'not-a-uuid', deployment_type: 'huge', resource_spec: { cpu: 9, cpu_limit: 0.05, queue_cpu: 8.5, redis_cpu_limit: 16.5 } },
+      source_revision_config: [], secrets: [{ name: 'A' }],
+    };
+    const spec = ['body', 'source_config', 'resource_spec'];
+    expectJsonText(await call('POST', '/v2/deployments', { body }), 422, {
+      detail: [
+        pydantic('string_type', ['body', 'name'], 'Input should be a valid string', 5),
+        pydantic('enum', ['body', 'source'], `Input should be ${SOURCES}`, 'nope', { expected: SOURCES }),
+        pydantic('uuid_parsing', ['body', 'source_config', 'integration_id'], 'Input should be a valid UUID, invalid character: found `n` at 1', 'not-a-uuid', { error: 'invalid character: found `n` at 1' }),
+        pydantic('enum', ['body', 'source_config', 'deployment_type'], "Input should be 'dev_free', 'dev' or 'prod'", 'huge', { expected: "'dev_free', 'dev' or 'prod'" }),
+        pydantic('less_than_equal', [...spec, 'cpu'], 'Input should be less than or equal to 8', 9, { le: 8 }),
+        pydantic('greater_than_equal', [...spec, 'cpu_limit'], 'Input should be greater than or equal to 0.1', 0.05, { ge: 0.1 }),
+        pydantic('less_than_equal', [...spec, 'queue_cpu'], 'Input should be less than or equal to 8', 8.5, { le: 8 }),
+        pydantic('less_than_equal', [...spec, 'redis_cpu_limit'], 'Input should be less than or equal to 16', 16.5, { le: 16 }),
+        pydantic('model_attributes_type', ['body', 'source_revision_config'], 'Input should be a valid dictionary or object to extract fields from', []),
+        pydantic('missing', ['body', 'secrets', 0, 'value'], 'Field required', { name: 'A' }),
+      ],
+    });
+  });
+
+  it('answers a body that is no JSON with json_invalid, and no body with missing', async () => {
+    const jsonInvalid = (position: number, error: string) => ({ detail: [pydantic('json_invalid', ['body', position], 'JSON decode error', {}, { error })] });
+    expectJsonText(await call('POST', '/v2/deployments', { body: '{bad' }), 422, jsonInvalid(1, 'Expecting property name enclosed in double quotes'));
+    expectJsonText(await call('PATCH', `/v2/deployments/${ACME_DEPLOYMENT}`, { body: '[1,' }), 422, jsonInvalid(3, 'Expecting value'));
+    expectJsonText(await call('POST', '/v2/deployments'), 422, { detail: [pydantic('missing', ['body'], 'Field required', null)] });
+  });
+
+  it('refuses external_docker as a PATCH revision_source (not in that enum)', async () => {
+    const expected = "'github', 'internal_docker' or 'internal_source'";
+    expectJsonText(await call('PATCH', `/v2/deployments/${ACME_DEPLOYMENT}`, { body: { revision_source: 'external_docker' } }), 422, {
+      detail: [pydantic('enum', ['body', 'revision_source'], `Input should be ${expected}`, 'external_docker', { expected })],
+    });
+  });
+
+  it('ignores keys the models do not know (the CLI sends tracked_packages): accepted, not stored', async () => {
+    const created = await call('POST', '/v2/deployments', { body: { ...cliCreate('unknown-keys'), tracked_packages: ['google-adk:1.2.3'], source_config: { deployment_type: 'dev', colour: 'red' } } });
+    expect(created.status, created.text).toBe(201);
+    expect(created.text).not.toMatch(/tracked_packages|colour/);
+    const patched = await call('PATCH', `/v2/deployments/${created.json.id}`, { body: { tracked_packages: ['google-adk:unknown'] } });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.json.latest_revision_id).toBeNull();
+  });
+});
+
+describe('a key that may not write', () => {
+  const readOnly = () => fixture.keys.reader;
+  it.each([
+    ['POST', '/v2/deployments', cliCreate('read-only-attempt')],
+    ['POST', '/v2/deployments', { name: 5 }],
+    ['PATCH', `/v2/deployments/${ACME_DEPLOYMENT}`, { secrets: [] }],
+    ['PATCH', `/v2/deployments/${UNKNOWN_ID}`, { secrets: 'x' }],
+    ['DELETE', `/v2/deployments/${ACME_DEPLOYMENT}`, undefined],
+    ['DELETE', `/v2/deployments?deployment_ids=${ACME_DEPLOYMENT}`, undefined],
+    ['POST', `/v2/deployments/${ACME_DEPLOYMENT}/revisions/${CHECKOUT_DEPLOYED}/redeploy`, undefined],
+  ])('%s %s: 403, before the body or the id is looked at; nothing changes', async (method, path, body) => {
+    const before = await call('GET', `/v2/deployments/${ACME_DEPLOYMENT}`, { key: readOnly() });
+    const count = await deploymentCount();
+    expectJsonText(await call(method, path, { key: readOnly(), body }), 403, READ_ONLY);
+    expect((await call('GET', `/v2/deployments/${ACME_DEPLOYMENT}`, { key: readOnly() })).text).toBe(before.text);
+    expect(await deploymentCount()).toBe(count);
+  });
+
+  it('no key at all: 401 as on the read side', async () => {
+    const answer = await fetch(`${fixture.app.url}/v2/deployments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(cliCreate('no-key')) });
+    expect({ status: answer.status, body: await answer.text(), scheme: answer.headers.get('www-authenticate') })
+      .toEqual({ status: 401, body: JSON.stringify(detail('Not authenticated')), scheme: 'APIKey' });
+  });
+});
+
+describe('If-Match', () => {
+  const etag = (answer: Answer) => answer.headers.get('etag')!;
+  const versionOf = (tag: string) => /^"(\d+)(?:-masked)?"$/.exec(tag)![1];
+  const changedBy = (id: string, ifMatch: string, body: unknown = { source_config: { install_command: 'make' } }) =>
+    call('PATCH', `/v2/deployments/${id}`, { body, headers: { 'if-match': ifMatch } });
+
+  it('lets a PATCH with the current ETag through (200, a new ETag); the old one is then stale: 412 with the current one', async () => {
+    const created = await create('if-match-patch');
+    const first = await changedBy(created.json.id, etag(created), { secrets: [] });
+    expect(first.status, first.text).toBe(200);
+    expect(etag(first)).not.toBe(etag(created));
+    const before = await call('GET', `/v2/deployments/${created.json.id}`);
+    const revisions = await revisionCount(created.json.id);
+    const stale = await changedBy(created.json.id, etag(created), { secrets: [] });
+    expectJsonText(stale, 412, detail(`Deployment ${created.json.id} has changed since the version you sent (If-Match); read it again and retry.`));
+    expect(etag(stale)).toBe(etag(first));
+    expect((await call('GET', `/v2/deployments/${created.json.id}`)).text).toBe(before.text);
+    expect(await revisionCount(created.json.id)).toBe(revisions);
+  });
+
+  it('matches `*`, any tag of a list, and the same version with or without the masked suffix; never a weak tag', async () => {
+    const created = await create('if-match-forms');
+    const id = created.json.id;
+    const star = await changedBy(id, '*');
+    expect(star.status, star.text).toBe(200);
+    const version = versionOf(etag(star));
+    expectJsonText(await changedBy(id, `W/"${version}"`), 412, detail(`Deployment ${id} has changed since the version you sent (If-Match); read it again and retry.`));
+    const listed = await changedBy(id, `"0", "${version}"`);
+    expect(listed.status, listed.text).toBe(200);
+    expect(etag(listed)).toBe(`"${versionOf(etag(listed))}-masked"`);
+    const unmasked = await call('PATCH', `/v2/deployments/${id}`, { key: fixture.keys.writerSecrets, body: {}, headers: { 'if-match': `"${versionOf(etag(listed))}"` } });
+    expect(unmasked.status, unmasked.text).toBe(200);
+    expect(etag(unmasked)).toMatch(/^"\d+"$/);
+  });
+
+  it('carries the ETag on GET /v2/deployments/{id}: the one the last write answered', async () => {
+    const created = await create('etag-on-read');
+    expect((await call('GET', `/v2/deployments/${created.json.id}`)).headers.get('etag')).toBe(etag(created));
+    const patched = await changedBy(created.json.id, etag(created));
+    expect((await call('GET', `/v2/deployments/${created.json.id}`)).headers.get('etag')).toBe(etag(patched));
+  });
+
+  it('holds DELETE and redeploy back when stale, lets them through when current', async () => {
+    const created = await call('POST', '/v2/deployments', { body: { ...cliCreate('if-match-delete'), source_revision_config: { image_uri: IMAGE } } });
+    const { id, latest_revision_id: revision } = created.json;
+    const moved = await changedBy(id, etag(created));
+    const staleMessage = detail(`Deployment ${id} has changed since the version you sent (If-Match); read it again and retry.`);
+    expectJsonText(await call('POST', `/v2/deployments/${id}/revisions/${revision}/redeploy`, { headers: { 'if-match': etag(created) } }), 412, staleMessage);
+    expect(await revisionCount(id)).toBe(1);
+    const redeployed = await call('POST', `/v2/deployments/${id}/revisions/${revision}/redeploy`, { headers: { 'if-match': etag(moved) } });
+    expect(redeployed.status, redeployed.text).toBe(200);
+    expectJsonText(await call('DELETE', `/v2/deployments/${id}`, { headers: { 'if-match': etag(moved) } }), 412, staleMessage);
+    expect((await call('GET', `/v2/deployments/${id}`)).status).toBe(200);
+    expect((await call('DELETE', `/v2/deployments/${id}`, { headers: { 'if-match': etag(redeployed) } })).status).toBe(204);
+    expectJsonText(await call('DELETE', `/v2/deployments/${id}`, { headers: { 'if-match': '*' } }), 404, deploymentNotFound(id));
+  });
+});
+
+describe('Idempotency-Key', () => {
+  const withKey = (idempotencyKey: string, body: unknown, key = fixture.keys.writer) =>
+    call('POST', '/v2/deployments', { key, body, headers: { 'idempotency-key': idempotencyKey } });
+  const headersOf = (answer: Answer) => ({ etag: answer.headers.get('etag'), location: answer.headers.get('location'), replayed: answer.headers.get('idempotent-replayed') });
+  const named = async (name: string, key = fixture.keys.writer) => (await call('GET', `/v2/deployments?name_contains=${name}`, { key })).json.resources.length;
+
+  it('answers a retried create with the first answer, marked replayed, and creates nothing more', async () => {
+    const first = await withKey('create-once', cliCreate('idempotent-create'));
+    expect(first.status, first.text).toBe(201);
+    expect(headersOf(first).replayed).toBeNull();
+    const again = await withKey('create-once', cliCreate('idempotent-create'));
+    expect({ status: again.status, text: again.text, headers: headersOf(again) }).toEqual({ status: 201, text: first.text, headers: { ...headersOf(first), replayed: 'true' } });
+    expect(again.type).toBe('application/json');
+    expect(await named('idempotent-create')).toBe(1);
+  });
+
+  it('refuses the key with another body (422) and does not run it', async () => {
+    await withKey('one-body', cliCreate('idempotent-first'));
+    const problem = 'this Idempotency-Key was used with another request; use a new key for a new request';
+    expectJsonText(await withKey('one-body', cliCreate('idempotent-second')), 422, {
+      detail: [pydantic('value_error', ['header', 'Idempotency-Key'], `Value error, ${problem}`, 'one-body', { error: problem })],
+    });
+    expect(await named('idempotent-second')).toBe(0);
+  });
+
+  it('keeps keys per tenant: the same key and body in another tenant is a request of its own', async () => {
+    const acme = await withKey('shared-key', cliCreate('idempotent-tenants'));
+    const globex = await withKey('shared-key', cliCreate('idempotent-tenants'), fixture.keys.globexWriter);
+    expect(globex.status, globex.text).toBe(201);
+    expect(headersOf(globex).replayed).toBeNull();
+    expect(globex.json.id).not.toBe(acme.json.id);
+    expect(globex.json.tenant_id).toBe(GLOBEX);
+    expect(await named('idempotent-tenants', fixture.keys.globexWriter)).toBe(1);
+  });
+
+  it('answers a retried PATCH with the first answer and makes one revision', async () => {
+    const created = await create('idempotent-patch');
+    const patch = () => call('PATCH', `/v2/deployments/${created.json.id}`, { body: { source_revision_config: { image_uri: IMAGE }, secrets: [] }, headers: { 'idempotency-key': 'patch-once' } });
+    const first = await patch();
+    expect(first.status, first.text).toBe(200);
+    const again = await patch();
+    expect({ status: again.status, text: again.text, headers: headersOf(again) }).toEqual({ status: 200, text: first.text, headers: { ...headersOf(first), replayed: 'true' } });
+    expect(await revisionCount(created.json.id)).toBe(1);
+  });
+});
