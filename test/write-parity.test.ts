@@ -1,0 +1,115 @@
+// The same write through either door gives the same deployment (issue 42: "REST and GraphQL give the same
+// result for the same write"): a create and a PATCH with identical inputs, once as the original's REST bodies
+// and once as the mutations' input objects (translated here by hand), then read back through REST; and the same
+// refusals for the same invalid values and for a name taken.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureApp, type FixtureApp } from './support/fixture-app.ts';
+import { ACME } from './support/fixtures.ts';
+import { restCaller } from './support/write-calls.ts';
+
+const IMAGE = 'registry.example.com/acme/agent@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
+const NEXT_IMAGE = 'registry.example.com/acme/agent@sha256:60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752';
+const LISTENER = '44444444-4444-4444-8444-444444444444';
+
+let fixture: FixtureApp<'writer'>;
+beforeAll(async () => {
+  fixture = await startFixtureApp([], { writer: { tenants: [ACME], mayWrite: true, mayReadSecrets: true } });
+});
+afterAll(() => fixture?.close());
+
+const call = restCaller(() => fixture.app.url, () => fixture.keys.writer);
+const graphql = async (query: string, input: Record<string, unknown>) => {
+  const { status, body } = await fixture.app.graphql(query, { 'x-api-key': fixture.keys.writer }, { input });
+  expect({ status, errors: body.errors }).toEqual({ status: 200, errors: undefined });
+  return Object.values(body.data)[0] as any;
+};
+const CREATE = `mutation($input: CreateDeploymentInput!) { createDeployment(input: $input) {
+  __typename ... on CreateDeploymentPayload { deployment { uuid } } ... on MutationError { message }
+  ... on InvalidInputError { problems { restLocation type message input context } } } }`;
+const UPDATE = `mutation($input: UpdateDeploymentInput!) { updateDeployment(input: $input) {
+  __typename ... on UpdateDeploymentPayload { deployment { uuid } } ... on MutationError { message } } }`;
+
+const restCreate = (name: string) => ({
+  name, source: 'external_docker',
+  source_config: {
+    custom_url: 'https://agent.acme.example', listener_id: LISTENER, listener_config: { k8s_namespace: 'agents' }, deployment_type: 'prod',
+    resource_spec: {
+      min_scale: 1, max_scale: 4, cpu: 1.26, memory_mb: 512, labels: { team: 'ai' }, image_pull_secrets: [{ name: 'registry' }],
+      volume_mounts: [{ name: 'data', mountPath: '/data', readOnly: true }], sidecars: [{ name: 'proxy', image: 'envoy:1', env: [{ name: 'MODE', value: 'fast' }] }],
+    },
+  },
+  source_revision_config: { image_uri: IMAGE },
+  secrets: [{ name: 'API_TOKEN', value: 's3cret' }, { name: 'LOG_LEVEL', value: 'debug' }],
+  secret_references: [{ name: 'SMTP_PASSWORD', secret_name: 'mail', secret_key: 'password' }],
+});
+const graphqlCreate = (name: string) => ({
+  name, source: 'EXTERNAL_DOCKER',
+  sourceConfig: {
+    customUrl: 'https://agent.acme.example', listenerId: LISTENER, listenerConfig: { k8sNamespace: 'agents' }, deploymentType: 'PROD',
+    resourceSpec: {
+      minScale: 1, maxScale: 4, cpu: 1.26, memoryMb: 512, labels: { team: 'ai' }, imagePullSecrets: [{ name: 'registry' }],
+      volumeMounts: [{ name: 'data', mountPath: '/data', readOnly: true }], sidecars: [{ name: 'proxy', image: 'envoy:1', env: [{ name: 'MODE', value: 'fast' }] }],
+    },
+  },
+  sourceRevisionConfig: { imageUri: IMAGE },
+  secrets: [{ name: 'API_TOKEN', value: 's3cret' }, { name: 'LOG_LEVEL', value: 'debug' }],
+  secretReferences: [{ name: 'SMTP_PASSWORD', secretName: 'mail', secretKey: 'password' }],
+});
+const restPatch = { source_revision_config: { image_uri: NEXT_IMAGE }, source_config: { custom_url: 'https://v2.acme.example', resource_spec: { cpu: 0.44, max_scale: 2 } }, secrets: [{ name: 'API_TOKEN', value: 'rotated' }] };
+const graphqlPatch = { sourceRevisionConfig: { imageUri: NEXT_IMAGE }, sourceConfig: { customUrl: 'https://v2.acme.example', resourceSpec: { cpu: 0.44, maxScale: 2 } }, secrets: [{ name: 'API_TOKEN', value: 'rotated' }] };
+
+/** A deployment and its revisions as REST shows them, with what each write picks itself (ids, times, name) left out. */
+async function comparable(id: string) {
+  const deployment = (await call('GET', `/v2/deployments/${id}`)).json;
+  const revisions = (await call('GET', `/v2/deployments/${id}/revisions`)).json.resources;
+  const { id: _id, name: _name, created_at: _c, updated_at: _u, latest_revision_id: latest, ...rest } = deployment;
+  expect(latest).toBe(revisions[0].id);
+  return { deployment: rest, revisions: revisions.map(({ id: _r, created_at: _rc, updated_at: _ru, ...revision }: Record<string, unknown>) => revision) };
+}
+
+describe('one write, either door', () => {
+  it('a create, then a PATCH, with identical inputs leave identical deployments and revisions', async () => {
+    const viaRest = (await call('POST', '/v2/deployments', { body: restCreate('parity-rest') })).json.id;
+    const viaGraphql = (await graphql(CREATE, graphqlCreate('parity-graphql'))).deployment.uuid;
+    const created = await comparable(viaRest);
+    expect(created.revisions).toHaveLength(1);
+    expect(await comparable(viaGraphql)).toEqual(created);
+
+    expect((await call('PATCH', `/v2/deployments/${viaRest}`, { body: restPatch })).status).toBe(200);
+    expect((await graphql(UPDATE, { id: viaGraphql, ...graphqlPatch })).__typename).toBe('UpdateDeploymentPayload');
+    const patched = await comparable(viaRest);
+    expect(patched.revisions).toHaveLength(2);
+    expect(patched.deployment).not.toEqual(created.deployment);
+    expect(await comparable(viaGraphql)).toEqual(patched);
+  });
+
+  it.each([
+    ['a value out of its range', ['source_config', 'resource_spec', 'cpu']],
+    ['a rule broken (a secret name twice)', ['secrets', 1, 'name']],
+  ])('refuses %s with the same problem on both doors (REST 422 item = InvalidInputError problem)', async (_, loc) => {
+    const rest = restCreate('parity-invalid');
+    const input = graphqlCreate('parity-invalid');
+    if (loc[0] === 'secrets') {
+      rest.secrets = input.secrets = [{ name: 'A', value: '1' }, { name: 'A', value: '2' }];
+    } else {
+      rest.source_config.resource_spec.cpu = input.sourceConfig.resourceSpec.cpu = 9;
+    }
+    const answer = await call('POST', '/v2/deployments', { body: rest });
+    expect(answer.status).toBe(422);
+    expect(answer.json.detail.map((item: { loc: unknown[] }) => item.loc)).toEqual([['body', ...loc]]);
+    const refused = await graphql(CREATE, input);
+    expect(refused.__typename).toBe('InvalidInputError');
+    const asRestItems = refused.problems.map((problem: { restLocation: string[]; type: string; message: string; input: unknown; context: unknown }) => ({
+      type: problem.type, loc: ['body', ...problem.restLocation.map((part) => (/^\d+$/.test(part) ? Number(part) : part))],
+      msg: problem.message, input: problem.input, ...(problem.context ? { ctx: problem.context } : {}),
+    }));
+    expect(asRestItems).toEqual(answer.json.detail);
+  });
+
+  it('refuses a name taken with the same message', async () => {
+    const rest = await call('POST', '/v2/deployments', { body: restCreate('parity-rest') });
+    const refused = await graphql(CREATE, graphqlCreate('parity-rest'));
+    expect(rest.status).toBe(409);
+    expect(refused).toEqual({ __typename: 'DeploymentNameTakenError', message: rest.json.detail });
+  });
+});
