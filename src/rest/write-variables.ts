@@ -1,7 +1,7 @@
 // A validated write body of the original's (snake_case keys, legacy enum values) as the mutations' input
 // objects take it: our own objects' keys in camelCase, enum values by their GraphQL names, the Kubernetes parts'
-// keys unchanged. The inverse of legacyBodyOf (modules/deployments/writes/write-inputs.graphql.ts); a round
-// trip through both is tested (test/rest-writes.test.ts).
+// keys unchanged. The inverse of legacyBodyOf (modules/deployments/writes/write-inputs.graphql.ts): every REST
+// write goes through both, and test/write-parity.test.ts compares its outcome with the same write by GraphQL.
 import { camelCase } from '../modules/common/legacy-json.ts';
 
 /** Keys whose values are objects of ours (or lists of them): their keys are converted too. */
