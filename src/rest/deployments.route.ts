@@ -14,7 +14,7 @@ import type { RestRoute } from './rest-route.ts';
 /** What a key without the read-secrets scope sees instead of a secret's value. */
 export const MASKED_SECRET = '********';
 
-export const recordSelection = graphqlSelectionFor(deploymentRecordSchema, { id: 'uuid' });
+const recordSelection = graphqlSelectionFor(deploymentRecordSchema, { id: 'uuid' });
 
 const listDocument = `query LegacyListDeployments($filter: DeploymentFilter, $limit: Int!, $offset: Int!) {
   deployments(filter: $filter, limit: $limit, offset: $offset) {
@@ -24,7 +24,7 @@ const listDocument = `query LegacyListDeployments($filter: DeploymentFilter, $li
 }`;
 
 /** A deployment record (docs/legacy-api.md#deployment-record), as the route's document selects it. */
-export interface LegacyDeploymentJson {
+interface LegacyDeploymentJson {
   source: string;
   source_config: { deployment_type: string };
   secrets: { name: string; value: string | null }[];
@@ -34,7 +34,7 @@ export interface LegacyDeploymentJson {
 // GraphQL enum names are upper case; the legacy values are the lower-case ones they stand for. The record is
 // the route's own (made by this request's execution), so it is changed in place: each key keeps its place, and
 // a page of 100 makes no second copy of its records.
-export function toLegacyJson(record: LegacyDeploymentJson): LegacyDeploymentJson {
+function toLegacyJson(record: LegacyDeploymentJson): LegacyDeploymentJson {
   record.source_config.deployment_type = record.source_config.deployment_type.toLowerCase();
   for (const secret of record.secrets) secret.value ??= MASKED_SECRET;
   record.source = record.source.toLowerCase();
