@@ -51,6 +51,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Open subscription streams (live updates) per API key and process. */
   subscriptionsPerKey: number;
+  /** How long a data plane's claim or report keeps a revision's lease (REVISION_LEASE_SECONDS). */
+  revisionLeaseSeconds: number;
   /** Shared rate-limit budget across replicas; in-memory when absent. */
   redisUrl: string | undefined;
   logLevel: LogLevel;
@@ -330,6 +332,7 @@ export function loadConfig(env: Env = process.env): Config {
     compressionMinBytes: parseBoolean(env, 'COMPRESSION', true) ? compressionMinBytes : false,
     rateLimitPerMinute: parseInteger(env, 'RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000),
     subscriptionsPerKey: parseInteger(env, 'SUBSCRIPTIONS_PER_KEY', 10, 1, 10_000),
+    revisionLeaseSeconds: parseInteger(env, 'REVISION_LEASE_SECONDS', 60, 5, 86_400),
     redisUrl: parseRedisUrl(env, 'REDIS_URL'),
     logLevel: parseLogLevel(env, 'LOG_LEVEL'),
     database: {

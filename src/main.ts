@@ -22,13 +22,14 @@ import { describeFailure } from './expected-errors.ts';
 import { createApp, GRAPHQL_PATH, type App, type AppOptions } from './app.ts';
 import { ApiKeyCache } from './modules/tenancy/api-key-cache.ts';
 import { REVOCATION_CHANNEL } from './modules/tenancy/api-key-revocations.ts';
-import { DEPLOYMENT_CHANGE_CHANNEL } from './modules/deployments/live/change-notifications.ts';
+import { FEED_CHANNELS } from './modules/deployments/live/deployment-change-feed.ts';
 import { DatabaseNotifications } from './db/database-notifications.ts';
 import { batchedStdout, createLogger, type Logger } from './observability/logger.ts';
 import { startTracing, statementSpans, type Tracing } from './observability/tracing.ts';
 import { Metrics } from './observability/metrics.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { drainServer } from './http/graceful-shutdown.ts';
+import { leaseSweepIntervalMs, startLeaseSweeps } from './modules/revisions/lifecycle/lease-expiry.ts';
 import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
 import { schema } from './graphql/schema.ts';
 import { runPrimary } from './cluster/primary.ts';
@@ -88,7 +89,7 @@ async function serve(config: Config, services: Services, worker: WorkerBrief | u
   const { database, cipher, apiKeys, notifications, rateLimiter, replicas, metrics, logger, trustedDocuments, tracing } = services;
   const demo = worker ? worker.demo
     : database.mode === 'embedded' && config.seedDemoData ? await ensureDemoData(database.orm, cipher, config.dataDir) : undefined;
-  const app = createApp({ orm: database.orm, cipher, apiKeys, rateLimiter, notifications, replicas }, {
+  const app = createApp({ orm: database.orm, cipher, apiKeys, rateLimiter, notifications, replicas, revisionLeaseSeconds: config.revisionLeaseSeconds }, {
     demoApiKey: demo && 'key' in demo ? demo.key : undefined,
     introspection: config.graphqlIntrospection,
     graphiql: config.graphiql,
@@ -160,7 +161,7 @@ async function main(): Promise<void> {
   });
   // One LISTEN connection for the process: key revocations (verified keys are cached while they can reach the
   // cache) and deployment changes (live updates).
-  const notifications = new DatabaseNotifications([REVOCATION_CHANNEL, DEPLOYMENT_CHANGE_CHANNEL]);
+  const notifications = new DatabaseNotifications([REVOCATION_CHANNEL, ...FEED_CHANNELS]);
   const apiKeys = new ApiKeyCache();
   apiKeys.listenTo(notifications);
   await notifications.start(database.directUrl);
@@ -187,6 +188,9 @@ async function main(): Promise<void> {
     throw error;
   }
 
+  // A revision whose data plane stopped reporting is recovered within a quarter of the lease (every process
+  // sweeps; sweeps skip each other's rows).
+  const stopLeaseSweeps = startLeaseSweeps(database.orm.em, leaseSweepIntervalMs(config.revisionLeaseSeconds), logger);
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -197,6 +201,7 @@ async function main(): Promise<void> {
     try {
       await drainServer(app.server, app.inFlight, { delayMs: config.shutdownDelayMs, graceMs: config.shutdownGraceMs }, logger, app.deploymentChanges);
       app.deploymentChanges.stop();
+      stopLeaseSweeps();
       await cipher.close();
       await rateLimiter?.close();
       apiKeys.stop();

@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppOrm } from '../db/orm-config.ts';
 import type { TenantSafeEntityManager } from '../db/tenant-safe-entity-manager.ts';
 import { scopeToTenant } from '../modules/common/tenant-scope.ts';
-import type { Principal } from '../modules/tenancy/authenticate.ts';
+import { NO_SINGLE_TENANT, type Principal } from '../modules/tenancy/authenticate.ts';
 import type { ApiKeyCache } from '../modules/tenancy/api-key-cache.ts';
 import type { SecretCipher, SecretDecryptionError } from '../modules/secrets/secret-cipher.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
@@ -12,6 +12,7 @@ import type { DatabaseNotifications } from '../db/database-notifications.ts';
 import type { DeploymentChangeFeed } from '../modules/deployments/live/deployment-change-feed.ts';
 import type { ReadReplicas, ReadTarget } from '../db/read-replicas.ts';
 import { RequestLoaders } from './loaders.ts';
+import { tenantRequired } from './errors.ts';
 
 export interface AppServices {
   orm: AppOrm;
@@ -28,7 +29,11 @@ export interface AppServices {
   deploymentChanges?: DeploymentChangeFeed;
   /** Read replicas (DATABASE_REPLICA_URLS); none: every read on `orm`. */
   replicas?: ReadReplicas;
+  /** How long a data plane's claim or report keeps a revision's lease (REVISION_LEASE_SECONDS). Default 60. */
+  revisionLeaseSeconds?: number;
 }
+
+export const DEFAULT_REVISION_LEASE_SECONDS = 60;
 
 export interface GraphQLContext {
   principal: Principal;
@@ -41,6 +46,12 @@ export interface GraphQLContext {
   replica: string | undefined;
   /** The same tenant's view of the primary: live updates load changes there, and a failed replica's reads rerun there. */
   primaryEm: () => TenantSafeEntityManager;
+  /**
+   * The primary, not scoped to a tenant, for a data plane's statements: they act for every tenant of its key at
+   * once and name those tenants themselves (revisions/lifecycle/data-plane-writer.ts). Nothing else uses it.
+   */
+  dataPlaneEm: () => EntityManager;
+  revisionLeaseSeconds: number;
   cipher: SecretCipher;
   reportUnreadableSecret: (error: SecretDecryptionError) => void;
   /** Where subscriptions get their streams. */
@@ -78,16 +89,24 @@ function contextOn({ orm, replica }: ReadTarget, principal: Principal, services:
   // Forked on first use: `{ __typename }`, introspection and documents refused before execution read nothing,
   // and a fork (a copy of the ORM's filters and configuration) cost them about 20 µs.
   let scoped: TenantSafeEntityManager | undefined;
-  const em = () => (scoped ??= scopeToTenant(orm.em, principal.tenantId));
+  const em = () => (scoped ??= ofTheTenant(orm, principal));
   return {
     principal, em, loaders: new RequestLoaders(em, principal.mayReadSecrets ? services.cipher : null), replica,
-    primaryEm: () => scopeToTenant(services.orm.em, principal.tenantId),
+    primaryEm: () => ofTheTenant(services.orm, principal),
+    dataPlaneEm: () => services.orm.em.fork(),
+    revisionLeaseSeconds: services.revisionLeaseSeconds ?? DEFAULT_REVISION_LEASE_SECONDS,
     cipher: services.cipher,
     reportUnreadableSecret: services.reportUnreadableSecret ?? (() => {}),
     deploymentChanges: services.deploymentChanges,
     beforeCommit: extras.beforeCommit,
     afterCommit: replicas && (() => replicas.noteWrite(writerOf(principal))),
   };
+}
+
+/** The caller's tenant's view of `orm`; a data-plane key acting for several tenants has none to read. */
+function ofTheTenant(orm: ReadTarget['orm'], principal: Principal): TenantSafeEntityManager {
+  if (principal.tenantId === NO_SINGLE_TENANT) throw tenantRequired();
+  return scopeToTenant(orm.em, principal.tenantId);
 }
 
 /**

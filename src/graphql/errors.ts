@@ -1,6 +1,6 @@
 // GraphQL shapes of our domain errors: `extensions.code` for clients, `extensions.http` for Yoga's status.
 import { GraphQLError } from 'graphql';
-import { AuthError } from '../modules/tenancy/authenticate.ts';
+import { AuthError, TENANT_REQUIRED } from '../modules/tenancy/authenticate.ts';
 import { RateLimitExceeded } from '../limits/rate-limiter.ts';
 import type { RateLimitState } from '../observability/request-scope.ts';
 import type { SecretDecryptionError } from '../modules/secrets/secret-cipher.ts';
@@ -25,6 +25,14 @@ export function authErrorToGraphQL(error: unknown): never {
       http: { status: error.status, headers: error.status === 401 ? { 'WWW-Authenticate': 'APIKey' } : {} },
     },
   });
+}
+
+/**
+ * A data-plane key of several tenants asked for something of one tenant without naming it (X-Tenant-Id): the
+ * same refusal, word for word, as any key of several tenants gets.
+ */
+export function tenantRequired(): GraphQLError {
+  return new GraphQLError(TENANT_REQUIRED, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
 }
 
 /** An argument the caller can fix; the message and `extensions.argument` name it. */

@@ -11,5 +11,8 @@ import '../modules/revisions/deployment-revisions.graphql.ts';
 import '../modules/deployments/tag.graphql.ts';
 import '../modules/deployments/live/deployment-change.graphql.ts';
 import '../modules/deployments/writes/deployment-mutations.graphql.ts';
+import '../modules/revisions/lifecycle/revision-logs.graphql.ts';
+import '../modules/revisions/lifecycle/data-plane-mutations.graphql.ts';
+import '../modules/revisions/lifecycle/revision-updated.graphql.ts';
 
 export const schema = builder.toSchema();

@@ -12,6 +12,8 @@ import { TagKeySchema, TagValueSchema } from './deployments/tag.entity.ts';
 import { DeploymentTagValueSchema } from './deployments/deployment-tag-value.entity.ts';
 import { SecretSchema } from './deployments/secret.entity.ts';
 import { SecretReferenceSchema } from './deployments/secret-reference.entity.ts';
+import { RevisionLogLineSchema } from './revisions/lifecycle/revision-log-line.entity.ts';
+import { RevisionLeaseSchema } from './revisions/lifecycle/revision-lease.entity.ts';
 import { IdempotencyRecordSchema } from './idempotency/idempotency-record.entity.ts';
 import { ResourceSpecSchema } from './deployments/resource-spec.embeddable.ts';
 import {
@@ -25,7 +27,7 @@ export const entities = [
   TenantSchema, ApiKeySchema, TenantOwnedSchema,
   IntegrationSchema, SourceRepositorySchema,
   DeploymentSchema, DeploymentTagValueSchema, RevisionSchema, TagKeySchema, TagValueSchema, SecretSchema, SecretReferenceSchema,
-  IdempotencyRecordSchema,
+  RevisionLogLineSchema, RevisionLeaseSchema, IdempotencyRecordSchema,
   SourceConfigSchema, ListenerConfigSchema, SourceRevisionConfigSchema, ResourceSpecSchema,
   ContainerSchema, ContainerResourcesSchema, EnvVarSchema, VolumeSchema, VolumeMountSchema, ImagePullSecretSchema,
 ];

@@ -3,6 +3,7 @@
 import type { ParameterSpec } from './parameters.ts';
 import { componentSchemas } from './response-schemas.ts';
 import { writeRequestSchemas } from '../modules/deployments/writes/write-request-schema.ts';
+import { dataPlaneRequestSchemas } from '../modules/revisions/lifecycle/data-plane-request-schema.ts';
 import type { RestRoute } from './rest-route.ts';
 
 function parameterSchema(spec: ParameterSpec): Record<string, unknown> {
@@ -127,7 +128,7 @@ export function openApiDocument(routes: readonly RestRoute[]) {
       return paths;
     }, {}),
     components: {
-      schemas: { ...componentSchemas(), ...writeRequestSchemas() },
+      schemas: { ...componentSchemas(), ...writeRequestSchemas(), ...dataPlaneRequestSchemas() },
       securitySchemes: {
         APIKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
         BearerKey: { type: 'http', scheme: 'bearer', description: 'The same API key as `Authorization: Bearer <key>`.' },

@@ -2,7 +2,8 @@
 // validate imports (one definition of the legacy shape), with every key required: responses always carry
 // every key, null when absent.
 import { z } from 'zod';
-import { deploymentRecordSchema, uuid } from '../modules/deployments/deployment-record.schema.ts';
+import { deploymentRecordSchema, timestamp, uuid } from '../modules/deployments/deployment-record.schema.ts';
+import { REVISION_STATUSES } from '../modules/deployments/deployment-enums.ts';
 import { revisionRecordSchema } from '../modules/revisions/revision-record.schema.ts';
 
 export const repositoryRecordSchema = z.strictObject({
@@ -36,6 +37,21 @@ const zodBodies = {
   }),
 };
 
+// The data planes' answers (ours: docs/rest.md#data-planes) and the CLI's build_logs answer.
+const leaseExpiry = timestamp.nullable();
+const dataPlaneBodies = {
+  Claims: z.strictObject({
+    leases: z.array(z.strictObject({ revision_id: uuid, deployment_id: uuid, tenant_id: uuid, lease_id: uuid, lease_expires_at: timestamp })),
+  }),
+  StatusReported: z.strictObject({ revision_id: uuid, status: z.enum(REVISION_STATUSES), applied: z.boolean(), lease_expires_at: leaseExpiry }),
+  LogsAppended: z.strictObject({ appended: z.number().int(), next_line: z.number().int(), lease_expires_at: leaseExpiry }),
+  DeploymentReported: z.strictObject({ deployment_id: uuid }),
+  BuildLogs: z.strictObject({
+    logs: z.array(z.strictObject({ message: z.string(), timestamp, level: z.string().nullable(), line: z.number().int() })),
+    next_offset: z.number().int(),
+  }),
+};
+
 type JsonSchema = Record<string, unknown>;
 
 /** Every object's properties become required (responses omit no key), recursively. */
@@ -61,7 +77,7 @@ const validationError: JsonSchema = {
 };
 
 export function componentSchemas(): Record<string, JsonSchema> {
-  const records = Object.fromEntries(Object.entries(zodBodies).map(([name, schema]) =>
+  const records = Object.fromEntries(Object.entries({ ...zodBodies, ...dataPlaneBodies }).map(([name, schema]) =>
     [name, requireEveryKey(z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12' })) as JsonSchema]));
   for (const schema of Object.values(records)) delete schema.$schema;
   return {
@@ -78,3 +94,5 @@ export function componentSchemas(): Record<string, JsonSchema> {
 }
 
 export const legacyResponseSchema = (name: keyof typeof zodBodies): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+export const dataPlaneResponseSchema = (name: keyof typeof dataPlaneBodies): JsonSchema => ({ $ref: `#/components/schemas/${name}` });

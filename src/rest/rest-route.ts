@@ -23,6 +23,11 @@ export interface RestRoute {
   method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** A route that changes data: it needs a key with the write permission. */
   write?: boolean;
+  /**
+   * A data plane's route: it needs a key issued with `--reconcile` (not the write permission), and a key of
+   * several tenants may call it without naming one (it acts for all of them).
+   */
+  dataPlane?: boolean;
   /** The request body's validation, for a route that takes one (its OpenAPI schema is `bodySchema`). */
   body?: BodyCheck;
   bodySchema?: string;

@@ -13,7 +13,8 @@ import { pydanticError } from './pydantic-errors.ts';
 import { snakeCase } from '../modules/common/legacy-json.ts';
 import type { BodyCheck, RestRoute, RouteCall } from './rest-route.ts';
 import type { OperationExtras } from '../graphql/context.ts';
-import type { Principal } from '../modules/tenancy/authenticate.ts';
+import { NO_SINGLE_TENANT, TENANT_REQUIRED, type Principal } from '../modules/tenancy/authenticate.ts';
+import { NOT_A_DATA_PLANE } from '../modules/revisions/lifecycle/lifecycle-problems.ts';
 import { READ_ONLY_KEY } from '../modules/deployments/writes/write-problems.ts';
 import { answerIdempotently, IDEMPOTENCY_KEY, type IdempotentWrites } from './idempotent-writes.ts';
 import { parseJsonBody } from './json-body.ts';
@@ -137,7 +138,11 @@ export async function restAnswer<Caller>(
       if (answer) return answer;
       throw refusal;
     }
-    if (route.write && !operation.principalOf(caller).mayWrite) return detail(403, READ_ONLY_KEY);
+    const principal = operation.principalOf(caller);
+    if (route.dataPlane ? !principal.mayReconcile : principal.tenantId === NO_SINGLE_TENANT) {
+      return detail(403, route.dataPlane ? NOT_A_DATA_PLANE : TENANT_REQUIRED);
+    }
+    if (route.write && !principal.mayWrite) return detail(403, READ_ONLY_KEY);
     const parsed = parseParameters(route.parameters, url.searchParams, path);
     // A body that is no JSON (or no body) is answered on its own; else one 422 lists parameters and body together.
     const json = route.body ? parseJsonBody(request.body, request.headers.get('content-type') ?? undefined) : { ok: true as const, value: undefined };
@@ -154,7 +159,7 @@ export async function restAnswer<Caller>(
     const key = route.idempotent ? request.headers.get(IDEMPOTENCY_KEY) : null;
     if (key === null || !idempotentWrites) return await run({});
     return await answerIdempotently(idempotentWrites, {
-      method, target: url.pathname + url.search, body: request.body, header: key, tenantId: operation.principalOf(caller).tenantId,
+      method, target: url.pathname + url.search, body: request.body, header: key, tenantId: principal.tenantId,
     }, (beforeCommit) => run({ beforeCommit }));
   } catch (error) {
     if (isDatabaseUnavailable(error)) return serviceUnavailable();

@@ -5,8 +5,10 @@ import { repositoryRoutes } from './repositories.route.ts';
 import type { RestRoute } from './rest-route.ts';
 import { deploymentWriteRoutes } from './deployment-writes.route.ts';
 import { getRevisionRoute, listRevisionsRoute } from './revisions.route.ts';
+import { buildLogsRoute } from './build-logs.route.ts';
+import { dataPlaneRoutes } from './data-plane.route.ts';
 
 export const REST_ROUTES: RestRoute[] = [
   ...repositoryRoutes, ...installationRoutes, listDeploymentsRoute, getDeploymentRoute, listRevisionsRoute, getRevisionRoute,
-  ...deploymentWriteRoutes,
+  ...deploymentWriteRoutes, buildLogsRoute, ...dataPlaneRoutes,
 ];

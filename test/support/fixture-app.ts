@@ -9,6 +9,7 @@ export interface KeySpec {
   tenants: string[];
   mayReadSecrets?: boolean;
   mayWrite?: boolean;
+  mayReconcile?: boolean;
 }
 
 export interface FixtureApp<Name extends string> {
@@ -24,7 +25,7 @@ export async function startFixtureApp<Name extends string>(extra: Doc[], keySpec
   await importFixture(db.orm.em.fork(), cipher);
   for (const doc of extra) await importExtra(db.orm.em, cipher, doc);
   const keys = {} as Record<Name, string>;
-  for (const [name, spec] of Object.entries(keySpecs) as [Name, KeySpec][]) keys[name] = await issueKey(db.orm.em, spec.tenants, spec.mayReadSecrets, spec.mayWrite);
+  for (const [name, spec] of Object.entries(keySpecs) as [Name, KeySpec][]) keys[name] = await issueKey(db.orm.em, spec.tenants, spec.mayReadSecrets, spec.mayWrite, spec.mayReconcile);
   const app = await startApp(db.orm, cipher);
   return {
     db, app, keys,

@@ -21,6 +21,6 @@ export async function importFixture(em: EntityManager, cipher: SecretCipher): Pr
   await importDocument(em, fixtureText(), cipher);
 }
 
-export async function issueKey(em: EntityManager, tenantIds: string[], mayReadSecrets = false, mayWrite = false): Promise<string> {
-  return (await issueApiKey(em.fork(), { tenantIds, name: 'test', mayReadSecrets, mayWrite })).key;
+export async function issueKey(em: EntityManager, tenantIds: string[], mayReadSecrets = false, mayWrite = false, mayReconcile = false): Promise<string> {
+  return (await issueApiKey(em.fork(), { tenantIds, name: 'test', mayReadSecrets, mayWrite, mayReconcile })).key;
 }

@@ -3,7 +3,7 @@
 // the key cache and the change feed.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DatabaseNotifications } from '../../src/db/database-notifications.ts';
-import { DEPLOYMENT_CHANGE_CHANNEL } from '../../src/modules/deployments/live/change-notifications.ts';
+import { FEED_CHANNELS } from '../../src/modules/deployments/live/deployment-change-feed.ts';
 import { ApiKeyCache } from '../../src/modules/tenancy/api-key-cache.ts';
 import { REVOCATION_CHANNEL } from '../../src/modules/tenancy/api-key-revocations.ts';
 import type { SecretCipher } from '../../src/modules/secrets/secret-cipher.ts';
@@ -18,7 +18,7 @@ export interface LiveService {
 }
 
 export async function startLiveService(db: TestDatabase, cipher: SecretCipher, setup: AppSetup = {}): Promise<LiveService> {
-  const notifications = new DatabaseNotifications([REVOCATION_CHANNEL, DEPLOYMENT_CHANGE_CHANNEL]);
+  const notifications = new DatabaseNotifications([REVOCATION_CHANNEL, ...FEED_CHANNELS]);
   const apiKeys = new ApiKeyCache();
   apiKeys.listenTo(notifications);
   await notifications.start(db.url);

@@ -8,7 +8,7 @@ import { createApp } from '../../src/app.ts';
 import { DatabaseNotifications } from '../../src/db/database-notifications.ts';
 import { createOrmConfig, type AppOrm } from '../../src/db/orm-config.ts';
 import { entities } from '../../src/modules/entities.ts';
-import { DEPLOYMENT_CHANGE_CHANNEL } from '../../src/modules/deployments/live/change-notifications.ts';
+import { FEED_CHANNELS } from '../../src/modules/deployments/live/deployment-change-feed.ts';
 import { SecretCipher } from '../../src/modules/secrets/secret-cipher.ts';
 import { ApiKeyCache } from '../../src/modules/tenancy/api-key-cache.ts';
 import { REVOCATION_CHANNEL } from '../../src/modules/tenancy/api-key-revocations.ts';
@@ -21,7 +21,7 @@ export interface Measurement {
 
 const clientUrl = process.env.DATABASE_URL!;
 const orm = (await MikroORM.init(createOrmConfig({ entities, clientUrl }))) as unknown as AppOrm;
-const notifications = new DatabaseNotifications([REVOCATION_CHANNEL, DEPLOYMENT_CHANGE_CHANNEL]);
+const notifications = new DatabaseNotifications([REVOCATION_CHANNEL, ...FEED_CHANNELS]);
 const apiKeys = new ApiKeyCache();
 apiKeys.listenTo(notifications);
 await notifications.start(clientUrl);

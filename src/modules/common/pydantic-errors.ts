@@ -60,6 +60,9 @@ export const pydanticError = {
   uuidType: <const L extends BodyPath>(loc: L, input: unknown) => item('uuid_type', loc, 'UUID input should be a string, bytes or UUID object', input),
   uuidParsing: <const L extends BodyPath>(loc: L, input: unknown, error: string) =>
     item('uuid_parsing', loc, `Input should be a valid UUID, ${error}`, input, { error }),
+  tooShort: <const L extends BodyPath>(loc: L, input: unknown, minLength: number, actualLength: number) =>
+    item('too_short', loc, `List should have at least ${minLength} item${minLength === 1 ? '' : 's'} after validation, not ${actualLength}`, input,
+      { field_type: 'List', min_length: minLength, actual_length: actualLength }),
   tooLong: <const L extends BodyPath>(loc: L, input: unknown, maxLength: number, actualLength: number) =>
     item('too_long', loc, `List should have at most ${maxLength} items after validation, not ${actualLength}`, input,
       { field_type: 'List', max_length: maxLength, actual_length: actualLength }),

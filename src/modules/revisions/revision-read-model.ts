@@ -12,6 +12,7 @@ export interface RevisionReadModel {
   source: DeploymentSource;
   source_revision_config: StoredSourceRevisionConfig | null;
   remote_reconciled: boolean;
+  status_message: string | null;
   created_at: Date;
   updated_at: Date;
 }

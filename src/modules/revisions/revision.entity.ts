@@ -15,7 +15,11 @@ export const RevisionSchema = defineEntity({
   extends: TenantOwnedSchema,
   repository: () => RevisionRepository,
   // A deployment's revisions are listed newest first (created_at desc, id desc): this index serves that.
-  indexes: [{ properties: ['deployment', 'createdAt', 'id'] }],
+  indexes: [
+    { properties: ['deployment', 'createdAt', 'id'] },
+    // Data planes claim the oldest queued revisions first (revisions/lifecycle/revision-claims.ts).
+    { name: 'revision_queued_idx', expression: 'create index "revision_queued_idx" on "revision" ("created_at", "id") where "status" = \'QUEUED\'' },
+  ],
   properties: {
     deployment: () => p.manyToOne(DeploymentSchema).ref(),
     status: p.enum([...REVISION_STATUSES]).$type<RevisionStatus>(),
@@ -23,6 +27,8 @@ export const RevisionSchema = defineEntity({
     /** Null when the import did not say (a document of the older format): served with every key null. */
     sourceRevisionConfig: () => p.embedded(SourceRevisionConfigSchema).object().nullable(),
     remoteReconciled: p.boolean().default(false),
+    /** What the data plane said with its last status report (a failure's reason, say); null: nothing. */
+    statusMessage: p.text().nullable(),
     // Timestamps belong to the upstream service (they arrive by import), so no onCreate/onUpdate hooks.
     createdAt: p.datetime(),
     updatedAt: p.datetime(),

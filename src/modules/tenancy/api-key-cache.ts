@@ -13,6 +13,7 @@ export interface VerifiedKey {
   tenantIds: string[];
   mayReadSecrets: boolean;
   mayWrite: boolean;
+  mayReconcile: boolean;
 }
 
 const TTL_MS = 60_000;

@@ -34,6 +34,8 @@ export const ApiKeySchema = defineEntity({
     mayReadSecrets: p.boolean().default(false),
     /** Whether the key may create, change and delete deployments; keys issued before writes existed may not. */
     mayWrite: p.boolean().default(false),
+    /** Whether the key is a data plane's: it may claim revisions and report their progress (`--reconcile`). */
+    mayReconcile: p.boolean().default(false),
     tenants: () => p.manyToMany(TenantSchema).pivotTable('api_key_tenant'),
     createdAt: createdAt(),
     revokedAt: p.datetime().nullable(),

@@ -18,7 +18,7 @@ export interface IssuedApiKey {
 }
 
 export async function issueApiKey(
-  em: EntityManager, options: { tenantIds: string[]; name: string; mayReadSecrets: boolean; mayWrite?: boolean },
+  em: EntityManager, options: { tenantIds: string[]; name: string; mayReadSecrets: boolean; mayWrite?: boolean; mayReconcile?: boolean },
 ): Promise<IssuedApiKey> {
   if (options.tenantIds.length === 0) throw new ApiKeyError('a key needs at least one tenant (--tenant <uuid>)');
   const malformed = options.tenantIds.find((id) => !isUuid(id));
@@ -28,7 +28,7 @@ export async function issueApiKey(
   const missing = tenantIds.filter((id) => !tenants.some((t) => t.id === id));
   if (missing.length) throw new ApiKeyError(`unknown tenant ${missing.join(', ')}`);
   const { key, prefix, keyHash } = generateApiKey();
-  const apiKey = em.create(ApiKeySchema, { name: options.name, prefix, keyHash, mayReadSecrets: options.mayReadSecrets, mayWrite: options.mayWrite ?? false, tenants });
+  const apiKey = em.create(ApiKeySchema, { name: options.name, prefix, keyHash, mayReadSecrets: options.mayReadSecrets, mayWrite: options.mayWrite ?? false, mayReconcile: options.mayReconcile ?? false, tenants });
   await em.flush();
   return { key, apiKey };
 }

@@ -11,7 +11,21 @@ export interface Principal {
   mayReadSecrets: boolean;
   /** Whether the key may create, change and delete (`apikey create --write`). */
   mayWrite: boolean;
+  /** Whether the key is a data plane's: it claims revisions and reports their progress (`--reconcile`). */
+  mayReconcile: boolean;
+  /**
+   * The tenants a data plane's operations act for: the one the request names, else every tenant of the key.
+   * A data-plane key of several tenants that names none acts for no single tenant: `tenantId` is then
+   * NO_SINGLE_TENANT, and everything but the data-plane operations refuses it as a read without a tenant is.
+   */
+  tenantIds: readonly string[];
 }
+
+/** The `tenantId` of a data-plane key of several tenants that named none (see Principal.tenantIds). */
+export const NO_SINGLE_TENANT = '';
+
+/** The message of a request that must name a tenant (the legacy REST body; the original's CLI matches it). */
+export const TENANT_REQUIRED = 'requires workspace specification';
 
 export type AuthFailure = 'missing-key' | 'invalid-key' | 'tenant-not-granted' | 'tenant-required';
 
@@ -45,7 +59,7 @@ async function verify(presented: string, em: EntityManager, cache: ApiKeyCache |
   const generation = cache?.generation ?? 0;
   const apiKey = await em.fork().getRepository(ApiKeySchema).findByKeyHash(hashApiKey(presented));
   if (!apiKey || apiKey.revokedAt) return undefined;
-  const verified = { apiKeyId: apiKey.id, tenantIds: apiKey.tenants.getItems().map((t) => t.id), mayReadSecrets: apiKey.mayReadSecrets, mayWrite: apiKey.mayWrite };
+  const verified = { apiKeyId: apiKey.id, tenantIds: apiKey.tenants.getItems().map((t) => t.id), mayReadSecrets: apiKey.mayReadSecrets, mayWrite: apiKey.mayWrite, mayReconcile: apiKey.mayReconcile };
   cache?.set(presented, verified, generation);
   return verified;
 }
@@ -78,14 +92,19 @@ function principalOf(apiKey: VerifiedKey, headers: Pick<Headers, 'get'>): Princi
   const granted = apiKey.tenantIds;
   const requested = headers.get('x-tenant-id')?.trim();
   let tenantId: string;
+  let tenantIds: readonly string[];
   if (requested) {
     const match = granted.find((id) => id === requested.toLowerCase());
     if (!match) throw new AuthError('tenant-not-granted', `Tenant ${requested} is not accessible with this API key`);
     tenantId = match;
-  } else if (granted.length === 1) {
+    tenantIds = [match];
+  } else if (granted.length === 1 || !apiKey.mayReconcile) {
+    if (granted.length !== 1) throw new AuthError('tenant-required', TENANT_REQUIRED);
     tenantId = granted[0]!;
+    tenantIds = granted;
   } else {
-    throw new AuthError('tenant-required', 'requires workspace specification');
+    tenantId = NO_SINGLE_TENANT;
+    tenantIds = granted;
   }
-  return { apiKeyId: apiKey.apiKeyId, tenantId, mayReadSecrets: apiKey.mayReadSecrets, mayWrite: apiKey.mayWrite };
+  return { apiKeyId: apiKey.apiKeyId, tenantId, tenantIds, mayReadSecrets: apiKey.mayReadSecrets, mayWrite: apiKey.mayWrite, mayReconcile: apiKey.mayReconcile };
 }

@@ -1,5 +1,6 @@
 // The process's live deployment changes: the triggers' notifications (heard on the process's one LISTEN
-// connection) fanned out to the open streams of their tenant. Notifications are gathered per tenant for a
+// connection) fanned out to the open streams of their tenant, and revision transitions to the streams of their
+// deployment (delivered at once, one by one: a client waiting for a status wants it now). Notifications are gathered per tenant for a
 // short window first, so the many notifications of one import reach each stream as one batch, and a tenant
 // nobody subscribes to costs nothing. It also keeps the streams in check: a limit per API key, the streams of
 // a revoked key ended within moments, every stream told when notifications may have been missed (a lost
@@ -11,12 +12,18 @@ import { onRevocation } from '../../tenancy/api-key-revocations.ts';
 import type { Principal } from '../../tenancy/authenticate.ts';
 import { DEPLOYMENT_CHANGE_CHANNEL, mergeChange, parseChangeNotification, type ChangeKind } from './change-notifications.ts';
 import { DeploymentChangeStream, type LoadChanges } from './deployment-change-stream.ts';
+import { REVISION_TRANSITION_CHANNEL, parseTransition } from '../../revisions/lifecycle/revision-transitions.ts';
+import { RevisionTransitionStream } from '../../revisions/lifecycle/revision-transition-stream.ts';
 import { liveUpdateErrors, type MissedReason } from './live-update-errors.ts';
+
+/** The channels the feed hears (the LISTEN connection must listen on them). */
+export const FEED_CHANNELS = [DEPLOYMENT_CHANGE_CHANNEL, REVISION_TRANSITION_CHANNEL] as const;
 
 /** How long notifications are gathered per tenant before the streams hear of them. */
 const WINDOW_MS = 25;
 const CHUNK_SIZE = 100;
 const MAX_PENDING_PER_STREAM = 10_000;
+const MAX_PENDING_TRANSITIONS = 1_000;
 /** Revoked key ids remembered, for a subscription authenticated just before its key's revocation was heard. */
 const REVOKED_REMEMBERED = 10_000;
 
@@ -33,13 +40,17 @@ export interface DeploymentChangeFeedOptions {
 }
 
 interface OpenStream {
-  stream: DeploymentChangeStream;
+  stream: DeploymentChangeStream | RevisionTransitionStream;
   principal: Principal;
+  /** The notice this stream gets when changes may have been missed. */
+  missedNotice: (reason: MissedReason) => GraphQLError;
 }
 
 export class DeploymentChangeFeed {
   private readonly options: DeploymentChangeFeedOptions;
-  private readonly byTenant = new Map<string, Set<OpenStream>>();
+  private readonly byTenant = new Map<string, Set<DeploymentChangeStream>>();
+  /** Transition streams by `<tenant id> <deployment id>`. */
+  private readonly byDeployment = new Map<string, Set<RevisionTransitionStream>>();
   private readonly byKey = new Map<string, Set<OpenStream>>();
   private readonly revoked = new Set<string>();
   private batches = new Map<string, Map<string, ChangeKind>>();
@@ -59,6 +70,7 @@ export class DeploymentChangeFeed {
     }
     const onNotification = (channel: string, payload: string) => {
       if (channel === DEPLOYMENT_CHANGE_CHANNEL) this.gather(payload);
+      else if (channel === REVISION_TRANSITION_CHANNEL) this.deliverTransition(payload);
     };
     const onLost = () => { this.gap = true; };
     const onListening = () => void this.recover();
@@ -83,31 +95,56 @@ export class DeploymentChangeFeed {
 
   /** A new stream for the caller; throws the GraphQL error that says why not (limit, revoked, shutting down). */
   open(principal: Principal, load: LoadChanges): DeploymentChangeStream {
+    const ofKey = this.admit(principal);
+    const ofTenant = this.byTenant.get(principal.tenantId) ?? new Set<DeploymentChangeStream>();
+    const stream: DeploymentChangeStream = new DeploymentChangeStream({
+      load,
+      chunkSize: CHUNK_SIZE,
+      maxPending: MAX_PENDING_PER_STREAM,
+      changesMissed: (reason) => this.missedNotice(reason),
+      onLoadFailure: (error) => this.options.logger.error({ err: error, tenantId: principal.tenantId }, 'live updates: loading changes failed; the stream is told to fetch again'),
+      onClose: () => {
+        removeFrom(this.byKey, principal.apiKeyId, open);
+        removeFrom(this.byTenant, principal.tenantId, stream);
+      },
+    });
+    const open: OpenStream = { principal, stream, missedNotice: (reason) => this.missedNotice(reason) };
+    ofKey.add(open);
+    ofTenant.add(stream);
+    this.byKey.set(principal.apiKeyId, ofKey);
+    this.byTenant.set(principal.tenantId, ofTenant);
+    return stream;
+  }
+
+  /** A new stream of the transitions of one deployment's revisions (the caller checked it is the tenant's). */
+  openTransitions(principal: Principal, deploymentId: string): RevisionTransitionStream {
+    const ofKey = this.admit(principal);
+    const key = `${principal.tenantId} ${deploymentId}`;
+    const ofDeployment = this.byDeployment.get(key) ?? new Set<RevisionTransitionStream>();
+    const stream: RevisionTransitionStream = new RevisionTransitionStream({
+      maxPending: MAX_PENDING_TRANSITIONS,
+      transitionsMissed: () => this.missedNotice('overflow', liveUpdateErrors.transitionsMissed),
+      onClose: () => {
+        removeFrom(this.byKey, principal.apiKeyId, open);
+        removeFrom(this.byDeployment, key, stream);
+      },
+    });
+    const open: OpenStream = { principal, stream, missedNotice: (reason) => this.missedNotice(reason, liveUpdateErrors.transitionsMissed) };
+    ofKey.add(open);
+    ofDeployment.add(stream);
+    this.byKey.set(principal.apiKeyId, ofKey);
+    this.byDeployment.set(key, ofDeployment);
+    return stream;
+  }
+
+  /** The key's open streams, once it may open one more; throws the GraphQL error that says why not. */
+  private admit(principal: Principal): Set<OpenStream> {
     if (!this.options.notifications) throw liveUpdateErrors.unavailable();
     if (this.ended) throw liveUpdateErrors.shuttingDown();
     if (this.revoked.has(principal.apiKeyId)) throw liveUpdateErrors.revoked();
     const ofKey = this.byKey.get(principal.apiKeyId) ?? new Set<OpenStream>();
     if (ofKey.size >= this.options.streamsPerKey) throw liveUpdateErrors.tooManyStreams(this.options.streamsPerKey);
-    const ofTenant = this.byTenant.get(principal.tenantId) ?? new Set<OpenStream>();
-    const open: OpenStream = {
-      principal,
-      stream: new DeploymentChangeStream({
-        load,
-        chunkSize: CHUNK_SIZE,
-        maxPending: MAX_PENDING_PER_STREAM,
-        changesMissed: (reason) => this.missedNotice(reason),
-        onLoadFailure: (error) => this.options.logger.error({ err: error, tenantId: principal.tenantId }, 'live updates: loading changes failed; the stream is told to fetch again'),
-        onClose: () => {
-          removeFrom(this.byKey, principal.apiKeyId, open);
-          removeFrom(this.byTenant, principal.tenantId, open);
-        },
-      }),
-    };
-    ofKey.add(open);
-    ofTenant.add(open);
-    this.byKey.set(principal.apiKeyId, ofKey);
-    this.byTenant.set(principal.tenantId, ofTenant);
-    return open.stream;
+    return ofKey;
   }
 
   /** Completes every stream and refuses new ones (graceful shutdown: clients reconnect elsewhere). */
@@ -137,12 +174,21 @@ export class DeploymentChangeFeed {
     this.flushTimer ??= setTimeout(() => this.flush(), WINDOW_MS);
   }
 
+  private deliverTransition(payload: string): void {
+    const transition = parseTransition(payload);
+    if (!transition) {
+      this.options.logger.warn({ payload: payload.slice(0, 200) }, 'live updates: ignoring a transition notification that is not one of ours');
+      return;
+    }
+    for (const stream of this.byDeployment.get(`${transition.tenantId} ${transition.deploymentId}`) ?? []) stream.receive(transition);
+  }
+
   private flush(): void {
     this.flushTimer = undefined;
     const batches = this.batches;
     this.batches = new Map();
     for (const [tenantId, batch] of batches) {
-      for (const { stream } of this.byTenant.get(tenantId) ?? []) stream.receive(batch);
+      for (const stream of this.byTenant.get(tenantId) ?? []) stream.receive(batch);
     }
   }
 
@@ -162,7 +208,7 @@ export class DeploymentChangeFeed {
     const open = [...this.byKey.values()].flatMap((streams) => [...streams]);
     if (open.length === 0) return;
     this.options.logger.warn({ streams: open.length }, 'live updates: LISTEN connection restored; open streams are told to fetch again');
-    for (const { stream } of open) stream.missed(this.missedNotice('reconnect'));
+    for (const { stream, missedNotice } of open) stream.missed(missedNotice('reconnect'));
     try {
       for (const apiKeyId of await this.options.revokedAmong([...this.byKey.keys()])) this.revoke(apiKeyId);
     } catch (error) {
@@ -171,9 +217,9 @@ export class DeploymentChangeFeed {
     }
   }
 
-  private missedNotice(reason: MissedReason): GraphQLError {
+  private missedNotice(reason: MissedReason, notice: (reason: MissedReason) => GraphQLError = liveUpdateErrors.changesMissed): GraphQLError {
     this.options.onMissed?.(reason);
-    return liveUpdateErrors.changesMissed(reason);
+    return notice(reason);
   }
 }
 

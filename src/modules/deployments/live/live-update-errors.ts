@@ -16,6 +16,12 @@ export const liveUpdateErrors = {
     { extensions: { code: 'CHANGES_MISSED', reason } },
   ),
 
+  /** An event of an open revision stream: some status changes were not delivered; the stream goes on. */
+  transitionsMissed: (reason: MissedReason) => new GraphQLError(
+    `Some revision status changes may not have been delivered (${MISSED_BECAUSE[reason]}); read the revisions you wait for again. The stream goes on.`,
+    { extensions: { code: 'CHANGES_MISSED', reason } },
+  ),
+
   tooManyStreams: (limit: number) => new GraphQLError(
     `Too many open subscriptions for this API key: at most ${limit} at a time; close one before opening another.`,
     { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', limit, http: { status: 429 } } },

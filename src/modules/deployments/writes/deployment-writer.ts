@@ -53,7 +53,7 @@ export async function createDeployment(scope: WriteScope, request: CreateRequest
       sourceRevisionConfig: revisionConfig, createdAt: now, updatedAt: now,
     } as never) as Deployment;
     await replaceSecrets(tx, scope, deployment, false, request.secrets, request.secret_references ?? []);
-    if (builds) addRevision(tx, scope, deployment, request.source, revisionConfig, now);
+    if (builds) await addRevision(tx, scope, deployment, request.source, revisionConfig, now);
     return id;
   });
 }
@@ -75,7 +75,7 @@ export async function updateDeployment(scope: WriteScope, id: string, request: P
     if (REVISION_KEYS.some((key) => revision[key] != null) || request.secrets != null || config.resource_spec != null) {
       const merged = mergedRevisionConfig(deployment, revision, request.revision_source ?? deployment.source);
       deployment.sourceRevisionConfig = merged as never;
-      addRevision(tx, scope, deployment, request.revision_source ?? deployment.source, merged, now);
+      await addRevision(tx, scope, deployment, request.revision_source ?? deployment.source, merged, now);
     }
     deployment.updatedAt = now;
     return id;
@@ -109,7 +109,7 @@ export async function redeployRevision(scope: WriteScope, id: string, revisionId
     const config = { ...(chosen.sourceRevisionConfig ?? {}) } as RevisionConfig;
     const now = new Date();
     deployment.sourceRevisionConfig = config as never;
-    addRevision(tx, scope, deployment, chosen.source, config, now);
+    await addRevision(tx, scope, deployment, chosen.source, config, now);
     deployment.updatedAt = now;
     return id;
   });
@@ -167,8 +167,16 @@ function mergedRevisionConfig(deployment: Deployment, patch: SourceRevisionConfi
   };
 }
 
-function addRevision(tx: EntityManager, scope: WriteScope, deployment: Deployment, source: DeploymentSource, config: RevisionConfig, now: Date): void {
+/**
+ * A new QUEUED revision, now the deployment's latest. One still QUEUED (no data plane claimed it yet) is
+ * superseded by it and ends SKIPPED (docs/decisions.md#revision-lifecycle); one in progress goes on.
+ */
+async function addRevision(tx: EntityManager, scope: WriteScope, deployment: Deployment, source: DeploymentSource, config: RevisionConfig, now: Date): Promise<void> {
   const id = randomUUID();
+  await tx.nativeUpdate(
+    RevisionSchema, { tenant: scope.tenantId, deployment: deployment.id, status: 'QUEUED' },
+    { status: 'SKIPPED', statusMessage: `Superseded by revision ${id} before a data plane claimed it.`, updatedAt: now },
+  );
   tx.create(RevisionSchema, {
     id, tenant: tx.getReference(TenantSchema, scope.tenantId), deployment, status: 'QUEUED', source,
     sourceRevisionConfig: { ...config }, remoteReconciled: false, createdAt: now, updatedAt: now,

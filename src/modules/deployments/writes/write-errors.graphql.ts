@@ -8,7 +8,7 @@ import {
 } from './write-problems.ts';
 import { etagOf } from './deployment-etag.ts';
 
-const MutationErrorRef = builder.interfaceRef<WriteRefusal>('MutationError').implement({
+export const MutationErrorRef = builder.interfaceRef<WriteRefusal>('MutationError').implement({
   description: 'A write refused for a reason the caller can fix; each implementing type says more.',
   fields: (t) => ({ message: t.exposeString('message', { description: 'What went wrong, in a sentence.' }) }),
 });

@@ -1,0 +1,244 @@
+// The data planes' mutations (docs/graphql.md#data-planes): claim queued revisions, report their progress and
+// log lines, report a deployment's status. Only a key issued with `--reconcile` may call them; the REST door's
+// /v2/data-plane routes run the same mutations. A refusal the data plane acts on is a typed result.
+import { GraphQLError } from 'graphql';
+import { builder } from '../../../graphql/builder.ts';
+import { readFromPrimary, type GraphQLContext } from '../../../graphql/context.ts';
+import { badUserInput } from '../../../graphql/errors.ts';
+import { uuidOfArgument } from '../../../graphql/global-id.ts';
+import { DeploymentStatusEnum, RevisionStatusEnum } from '../../deployments/deployment-enums.graphql.ts';
+import { DeploymentRef } from '../../deployments/deployment.graphql.ts';
+import { MutationErrorRef } from '../../deployments/writes/write-errors.graphql.ts';
+import { DeploymentNotFound, RevisionNotFound } from '../../deployments/writes/write-problems.ts';
+import type { RevisionStatus } from '../../deployments/deployment-enums.ts';
+import { RevisionRef } from '../revision.graphql.ts';
+import {
+  MAX_CLAIM, MAX_LOG_LINES, MAX_LOG_LINE_CHARS, appendRevisionLogs, claimRevisions, reportDeploymentStatus, reportRevisionStatus,
+  type DataPlaneScope, type RevisionClaim,
+} from './data-plane-writer.ts';
+import { InvalidTransition, LeaseLost, LogLinesOutOfOrder, NOT_A_DATA_PLANE } from './lifecycle-problems.ts';
+import { LogPhaseEnum } from './revision-logs.graphql.ts';
+
+/** The data plane's scope, once its key may reconcile; the operation's reads go to the primary from here on. */
+function dataPlaneScope(ctx: GraphQLContext): DataPlaneScope {
+  if (!ctx.principal.mayReconcile) throw new GraphQLError(NOT_A_DATA_PLANE, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
+  readFromPrimary(ctx);
+  const { principal } = ctx;
+  return { em: ctx.dataPlaneEm(), tenantIds: principal.tenantIds, apiKeyId: principal.apiKeyId, leaseSeconds: ctx.revisionLeaseSeconds, afterCommit: ctx.afterCommit };
+}
+
+/** The revision an id names (raw or global), or RevisionNotFound. */
+function revisionIdOf(id: string | number): string {
+  const uuid = uuidOfArgument(String(id), 'Revision', 'input.revisionId');
+  if (!uuid) throw new RevisionNotFound(String(id));
+  return uuid;
+}
+
+// The records beside the ids in the payloads are read through the caller's tenant's loaders: a data-plane key
+// of several tenants that named none (X-Tenant-Id) has no tenant to read in, so selecting them is refused
+// (FORBIDDEN) and the ids say what to read with the tenant named.
+
+builder.objectType(InvalidTransition, {
+  name: 'InvalidTransitionError',
+  interfaces: [MutationErrorRef],
+  description: 'The status reported cannot follow the revision\'s status (docs/decisions.md#revision-lifecycle); nothing was changed.',
+  fields: (t) => ({
+    from: t.field({ type: RevisionStatusEnum, description: 'The revision\'s status.', resolve: (error) => error.from }),
+    to: t.field({ type: RevisionStatusEnum, description: 'The status reported.', resolve: (error) => error.to }),
+  }),
+});
+
+builder.objectType(LeaseLost, {
+  name: 'LeaseLostError',
+  interfaces: [MutationErrorRef],
+  description: 'The lease sent is not the revision\'s: it lapsed (the revision was queued again or interrupted) or another claim holds it. Stop working on the revision.',
+  fields: (t) => ({ status: t.field({ type: RevisionStatusEnum, description: 'The revision\'s status now.', resolve: (error) => error.status }) }),
+});
+
+builder.objectType(LogLinesOutOfOrder, {
+  name: 'LogLinesOutOfOrderError',
+  interfaces: [MutationErrorRef],
+  description: 'The append would leave a gap: send from `expectedLine` on.',
+  fields: (t) => ({ expectedLine: t.exposeInt('expectedLine', { description: 'The number the next line stored gets.' }) }),
+});
+
+const RevisionLeaseRef = builder.objectRef<RevisionClaim>('RevisionLease').implement({
+  description: 'A revision claimed by the caller: the lease its reports carry, and when the lease lapses unless a report renews it.',
+  fields: (t) => ({
+    leaseId: t.field({ type: 'UUID', description: 'Send it with every report on this revision.', resolve: (lease) => lease.leaseId }),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime', description: 'When the lease lapses unless a report (any status, also the same again) renews it.' }),
+    tenantId: t.field({ type: 'UUID', description: 'The tenant of the revision (send it as X-Tenant-Id to read its records with a key of several tenants).', resolve: (lease) => lease.tenantId }),
+    revisionId: t.field({ type: 'UUID', description: 'Raw id of the revision.', resolve: (lease) => lease.revisionId }),
+    deploymentId: t.field({ type: 'UUID', description: 'Raw id of its deployment.', resolve: (lease) => lease.deploymentId }),
+    revision: t.field({
+      type: RevisionRef,
+      description: 'The revision claimed (AWAITING_BUILD). Readable when the request acts for one tenant.',
+      resolve: async (lease, _args, ctx) => (await ctx.loaders.revisions.byId.load(lease.revisionId))!,
+    }),
+    deployment: t.field({
+      type: DeploymentRef,
+      description: 'Its deployment: what to build and run (secrets in clear only for a key with --read-secrets). Readable when the request acts for one tenant.',
+      resolve: async (lease, _args, ctx) => (await ctx.loaders.deployments.byId.load(lease.deploymentId))!,
+    }),
+  }),
+});
+
+const ClaimRevisionsInput = builder.inputType('ClaimRevisionsInput', {
+  description: 'How many queued revisions to take.',
+  fields: (t) => ({
+    clientMutationId: t.string({ description: 'Echoed in the payload.' }),
+    limit: t.int({ defaultValue: 1, description: `Most revisions to claim, 1 to ${MAX_CLAIM}.` }),
+  }),
+});
+
+builder.mutationField('claimRevisions', (t) => t.field({
+  type: builder.objectRef<{ clientMutationId?: string | null; leases: RevisionClaim[] }>('ClaimRevisionsPayload').implement({
+    description: 'The revisions claimed, oldest first; none when nothing is queued.',
+    fields: (p) => ({
+      clientMutationId: p.string({ nullable: true, description: 'As sent in the input.', resolve: (payload) => payload.clientMutationId ?? null }),
+      leases: p.field({ type: [RevisionLeaseRef], description: 'One per revision claimed, each now AWAITING_BUILD.', resolve: (payload) => payload.leases }),
+    }),
+  }),
+  description: 'Claims queued revisions of the key\'s tenants, oldest first (REST: POST /v2/data-plane/claims). '
+    + 'Each goes to one data plane only, also when several claim at once, and a deployment rolls out one revision at a time.',
+  args: { input: t.arg({ type: ClaimRevisionsInput, required: true, description: 'How many to claim.' }) },
+  resolve: async (_root, { input }, ctx) => {
+    const scope = dataPlaneScope(ctx);
+    const limit = input.limit ?? 1;
+    if (limit < 1 || limit > MAX_CLAIM) throw badUserInput('input.limit', `must be between 1 and ${MAX_CLAIM}; got ${limit}`);
+    return { clientMutationId: input.clientMutationId, leases: await claimRevisions(scope, limit) };
+  },
+}));
+
+const ReportRevisionStatusInput = builder.inputType('ReportRevisionStatusInput', {
+  description: 'A revision\'s new status, from the data plane holding its lease.',
+  fields: (t) => ({
+    clientMutationId: t.string({ description: 'Echoed in the payload.' }),
+    revisionId: t.id({ required: true, description: 'The revision (raw UUID or global id).' }),
+    leaseId: t.field({ type: 'UUID', required: true, description: 'The lease of the claim.' }),
+    status: t.field({ type: RevisionStatusEnum, required: true, description: 'The new status; the current one again renews the lease and changes nothing else.' }),
+    message: t.string({ description: 'What to say with it (a failure\'s reason), shown as the revision\'s `statusMessage`.' }),
+  }),
+});
+
+interface StatusReported {
+  clientMutationId?: string | null;
+  revisionId: string;
+  status: RevisionStatus;
+  applied: boolean;
+  leaseExpiresAt: Date | null;
+}
+
+builder.mutationField('reportRevisionStatus', (t) => t.field({
+  type: builder.objectRef<StatusReported>('ReportRevisionStatusPayload').implement({
+    description: 'The revision after the report.',
+    fields: (p) => ({
+      clientMutationId: p.string({ nullable: true, description: 'As sent in the input.', resolve: (payload) => payload.clientMutationId ?? null }),
+      revisionId: p.field({ type: 'UUID', description: 'Raw id of the revision.', resolve: (payload) => payload.revisionId }),
+      status: p.field({ type: RevisionStatusEnum, description: 'Its status now.', resolve: (payload) => payload.status }),
+      applied: p.exposeBoolean('applied', { description: 'False when the revision already had the status (a retried report): only the lease was renewed.' }),
+      leaseExpiresAt: p.field({ type: 'DateTime', nullable: true, description: 'When the lease lapses unless renewed; null once the revision is final.', resolve: (payload) => payload.leaseExpiresAt }),
+      revision: p.field({
+        type: RevisionRef, description: 'The revision. Readable when the request acts for one tenant.',
+        resolve: async (payload, _args, ctx) => (await ctx.loaders.revisions.byId.load(payload.revisionId))!,
+      }),
+    }),
+  }),
+  description: 'Moves a claimed revision along its lifecycle (REST: POST /v2/data-plane/revisions/{revision_id}/status); DEPLOYED makes it the deployment\'s active revision.',
+  args: { input: t.arg({ type: ReportRevisionStatusInput, required: true, description: 'The report.' }) },
+  errors: { types: [RevisionNotFound, LeaseLost, InvalidTransition], union: { name: 'ReportRevisionStatusResult', description: 'The revision after the report, or why it was refused.' } },
+  resolve: async (_root, { input }, ctx) => {
+    const scope = dataPlaneScope(ctx);
+    const revisionId = revisionIdOf(input.revisionId);
+    const outcome = await reportRevisionStatus(scope, { revisionId, leaseId: input.leaseId, status: input.status, message: input.message ?? null });
+    return { clientMutationId: input.clientMutationId, revisionId, status: input.status, applied: outcome.applied, leaseExpiresAt: outcome.leaseExpiresAt };
+  },
+}));
+
+const LogLineInput = builder.inputType('RevisionLogLineInput', {
+  description: 'One log line.',
+  fields: (t) => ({
+    message: t.string({ required: true, description: `The line (without its line break); longer than ${MAX_LOG_LINE_CHARS} characters, it is cut.` }),
+    level: t.string({ description: 'Its level, as the builder says it (`info`, `error`, …).' }),
+    timestamp: t.field({ type: 'DateTime', description: 'When it was written; default: when it is stored.' }),
+  }),
+});
+
+const AppendRevisionLogsInput = builder.inputType('AppendRevisionLogsInput', {
+  description: 'Log lines of a revision, numbered from 0 per revision and phase: lines sent again (a retry) are stored once.',
+  fields: (t) => ({
+    clientMutationId: t.string({ description: 'Echoed in the payload.' }),
+    revisionId: t.id({ required: true, description: 'The revision (raw UUID or global id).' }),
+    leaseId: t.field({ type: 'UUID', required: true, description: 'The lease of the claim.' }),
+    phase: t.field({ type: LogPhaseEnum, required: true, description: 'Which log.' }),
+    firstLine: t.int({ required: true, description: 'The number of the first line sent: at most the next line expected (no gaps).' }),
+    lines: t.field({ type: [LogLineInput], required: true, description: `1 to ${MAX_LOG_LINES} lines, in order.` }),
+  }),
+});
+
+builder.mutationField('appendRevisionLogs', (t) => t.field({
+  type: builder.objectRef<{ clientMutationId?: string | null; appended: number; nextLine: number; leaseExpiresAt: Date | null }>('AppendRevisionLogsPayload').implement({
+    description: 'What the append stored.',
+    fields: (p) => ({
+      clientMutationId: p.string({ nullable: true, description: 'As sent in the input.', resolve: (payload) => payload.clientMutationId ?? null }),
+      appended: p.exposeInt('appended', { description: 'Lines stored by this append (those stored before are not stored again).' }),
+      nextLine: p.exposeInt('nextLine', { description: 'The number the next line gets.' }),
+      leaseExpiresAt: p.field({ type: 'DateTime', nullable: true, description: 'When the lease lapses unless renewed; null once the revision is final.', resolve: (payload) => payload.leaseExpiresAt }),
+    }),
+  }),
+  description: 'Appends build or deploy log lines of a claimed revision, also after it ended (REST: POST /v2/data-plane/revisions/{revision_id}/logs).',
+  args: { input: t.arg({ type: AppendRevisionLogsInput, required: true, description: 'The lines.' }) },
+  errors: { types: [RevisionNotFound, LeaseLost, LogLinesOutOfOrder], union: { name: 'AppendRevisionLogsResult', description: 'What the append stored, or why it was refused.' } },
+  resolve: async (_root, { input }, ctx) => {
+    const scope = dataPlaneScope(ctx);
+    if (input.lines.length < 1 || input.lines.length > MAX_LOG_LINES) throw badUserInput('input.lines', `must hold 1 to ${MAX_LOG_LINES} lines; got ${input.lines.length}`);
+    if (input.firstLine < 0) throw badUserInput('input.firstLine', `must be 0 or more; got ${input.firstLine}`);
+    const lines = input.lines.map((line) => ({
+      message: line.message.length > MAX_LOG_LINE_CHARS ? `${line.message.slice(0, MAX_LOG_LINE_CHARS)}… [cut]` : line.message,
+      level: line.level ?? null,
+      timestamp: line.timestamp ?? null,
+    }));
+    const outcome = await appendRevisionLogs(scope, { revisionId: revisionIdOf(input.revisionId), leaseId: input.leaseId, phase: input.phase, firstLine: input.firstLine, lines });
+    return { clientMutationId: input.clientMutationId, ...outcome };
+  },
+}));
+
+const ReportDeploymentStatusInput = builder.inputType('ReportDeploymentStatusInput', {
+  description: 'What the data plane running a deployment sees of it; only the fields given change.',
+  fields: (t) => ({
+    clientMutationId: t.string({ description: 'Echoed in the payload.' }),
+    deploymentId: t.id({ required: true, description: 'The deployment (raw UUID or global id).' }),
+    status: t.field({ type: DeploymentStatusEnum, description: 'Its status.' }),
+    customUrl: t.string({ description: 'Where it answers (`source_config.custom_url`); null clears it.' }),
+    imageVersion: t.string({ description: 'The image version it runs; null clears it.' }),
+  }),
+});
+
+builder.mutationField('reportDeploymentStatus', (t) => t.field({
+  type: builder.objectRef<{ clientMutationId?: string | null; deploymentId: string }>('ReportDeploymentStatusPayload').implement({
+    description: 'The deployment after the report.',
+    fields: (p) => ({
+      clientMutationId: p.string({ nullable: true, description: 'As sent in the input.', resolve: (payload) => payload.clientMutationId ?? null }),
+      deploymentId: p.field({ type: 'UUID', description: 'Raw id of the deployment.', resolve: (payload) => payload.deploymentId }),
+      deployment: p.field({
+        type: DeploymentRef, description: 'The deployment. Readable when the request acts for one tenant.',
+        resolve: async (payload, _args, ctx) => (await ctx.loaders.deployments.byId.load(payload.deploymentId))!,
+      }),
+    }),
+  }),
+  description: 'Reports a deployment\'s status, URL and image version (REST: POST /v2/data-plane/deployments/{deployment_id}/status).',
+  args: { input: t.arg({ type: ReportDeploymentStatusInput, required: true, description: 'The report.' }) },
+  errors: { types: [DeploymentNotFound], union: { name: 'ReportDeploymentStatusResult', description: 'The deployment after the report, or why it was refused.' } },
+  resolve: async (_root, { input }, ctx) => {
+    const scope = dataPlaneScope(ctx);
+    const deploymentId = uuidOfArgument(String(input.deploymentId), 'Deployment', 'input.deploymentId');
+    if (!deploymentId) throw new DeploymentNotFound(String(input.deploymentId));
+    await reportDeploymentStatus(scope, {
+      deploymentId,
+      status: input.status,
+      ...(input.customUrl !== undefined && { customUrl: input.customUrl }),
+      ...(input.imageVersion !== undefined && { imageVersion: input.imageVersion }),
+    });
+    return { clientMutationId: input.clientMutationId, deploymentId };
+  },
+}));

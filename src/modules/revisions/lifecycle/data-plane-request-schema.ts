@@ -1,0 +1,73 @@
+// The request bodies of the data planes' REST routes (ours: docs/rest.md#data-planes) and of the CLI's
+// build_logs call, declared as the rest of the REST door's bodies are (common/request-model.ts): validated
+// before the mutation runs, every problem at once, and published as OpenAPI components.
+import { pydanticError } from '../../common/pydantic-errors.ts';
+import {
+  componentSchemasOf, listOf, model, nested, oneOf, optional, ranged, required, string, uuid, type ModelValue, type RequestModel,
+} from '../../common/request-model.ts';
+import type { ValueProblem } from '../../deployments/writes/write-problems.ts';
+import { validateModel } from '../../common/request-model-validation.ts';
+import { DEPLOYMENT_STATUSES, REVISION_STATUSES } from '../../deployments/deployment-enums.ts';
+import { MAX_CLAIM, MAX_LOG_LINES } from './data-plane-writer.ts';
+import { LOG_PHASES } from './revision-log-line.entity.ts';
+import { MAX_LOG_PAGE } from './revision-logs.graphql.ts';
+
+export const ClaimRequest = model('ClaimRequest', {
+  limit: optional(ranged('int', 1, MAX_CLAIM), `Most revisions to claim; default 1.`),
+}, { description: 'How many queued revisions to claim.' });
+
+export const RevisionStatusReport = model('RevisionStatusReport', {
+  lease_id: required(uuid, 'The lease of the claim.'),
+  status: required(oneOf(REVISION_STATUSES), 'The new status; the current one again renews the lease and changes nothing else.'),
+  message: optional(string, 'What to say with it (a failure\'s reason).'),
+}, { description: 'A revision\'s new status, from the data plane holding its lease.' });
+
+const LogLine = model('LogLine', {
+  message: required(string, 'The line, without its line break.'),
+  level: optional(string, 'Its level (`info`, `error`, …).'),
+  timestamp: optional(string, 'When it was written (ISO 8601); default: when it is stored.'),
+});
+
+export const LogAppend = model('LogAppend', {
+  lease_id: required(uuid, 'The lease of the claim.'),
+  phase: required(oneOf(LOG_PHASES), 'Which log.'),
+  first_line: required(ranged('int', 0, 2 ** 31 - 1), 'The number of the first line sent (lines are numbered from 0 per revision and phase).'),
+  lines: required(listOf(nested(LogLine)), `1 to ${MAX_LOG_LINES} lines, in order.`),
+}, { description: 'Log lines of a revision: lines sent again (a retry) are stored once.' });
+
+export const DeploymentStatusReport = model('DeploymentStatusReport', {
+  status: optional(oneOf(DEPLOYMENT_STATUSES), 'Its status.'),
+  custom_url: optional(string, 'Where it answers; null clears it.'),
+  image_version: optional(string, 'The image version it runs; null clears it.'),
+}, { description: 'What the data plane running a deployment sees of it; only the keys sent change.' });
+
+export const BuildLogsRequest = model('BuildLogsRequest', {
+  order: optional(oneOf(['asc', 'desc']), 'Oldest (asc, default) or newest line first.'),
+  limit: optional(ranged('int', 1, MAX_LOG_PAGE), 'Lines per page; default 100.'),
+  offset: optional(ranged('int', 0, 2 ** 31 - 1), 'Lines to skip from that end: 0, or the `next_offset` of the previous page.'),
+}, { description: 'A page of a revision\'s build log, as the original\'s CLI asks for it.' });
+
+export type LogAppendBody = ModelValue<typeof LogAppend>;
+
+type Check = (json: unknown) => { ok: true; value: unknown } | { ok: false; errors: ValueProblem[] };
+const check = (bodyModel: RequestModel): Check => (json) => validateModel(bodyModel, json);
+
+export const checkClaim = check(ClaimRequest);
+export const checkStatusReport = check(RevisionStatusReport);
+export const checkDeploymentReport = check(DeploymentStatusReport);
+export const checkBuildLogsRequest = check(BuildLogsRequest);
+
+/** A log append, with the number of lines checked too (the models have no list lengths). */
+export const checkLogAppend: Check = (json) => {
+  const checked = validateModel(LogAppend, json);
+  if (!checked.ok) return checked;
+  const { lines } = checked.value;
+  if (lines.length === 0) return { ok: false, errors: [pydanticError.tooShort(['lines'], lines, 1, 0)] };
+  if (lines.length > MAX_LOG_LINES) return { ok: false, errors: [pydanticError.tooLong(['lines'], lines, MAX_LOG_LINES, lines.length)] };
+  return checked;
+};
+
+/** JSON Schemas of the bodies and the models inside them, by OpenAPI component name. */
+export function dataPlaneRequestSchemas(): Record<string, Record<string, unknown>> {
+  return componentSchemasOf([ClaimRequest, RevisionStatusReport, LogAppend, DeploymentStatusReport, BuildLogsRequest]);
+}

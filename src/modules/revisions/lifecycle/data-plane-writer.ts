@@ -1,0 +1,234 @@
+// What data planes do (docs/decisions.md#revision-lifecycle): claim queued revisions, report their progress
+// and append their log lines, and report a deployment's status. Each is one transaction on the primary. The
+// statements are hand-written: a claim reads several tenants' queues at once, so every one of them names the
+// tenants the key acts for itself (`tenant_id = any(?)`). Locks are always taken revision first, then lease.
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import type { DeploymentStatus, RevisionStatus } from '../../deployments/deployment-enums.ts';
+import { DeploymentSchema } from '../../deployments/deployment.entity.ts';
+import { DeploymentNotFound, RevisionNotFound } from '../../deployments/writes/write-problems.ts';
+import { ACROSS_TENANTS } from '../../common/tenant-scope.ts';
+import { timestampFromText } from '../../common/lean-rows.ts';
+import { IN_PROGRESS, isFinal, mayReport } from './revision-lifecycle.ts';
+import { InvalidTransition, LeaseLost, LogLinesOutOfOrder } from './lifecycle-problems.ts';
+import type { LogPhase } from './revision-log-line.entity.ts';
+
+export interface DataPlaneScope {
+  /** The primary's EntityManager (unscoped: every statement here names its tenants). */
+  em: EntityManager;
+  /** The tenants the key acts for. */
+  tenantIds: readonly string[];
+  apiKeyId: string;
+  /** How long a claim or a report keeps the lease. */
+  leaseSeconds: number;
+  /** Runs once each write has committed, before its answer (read your writes with replicas). */
+  afterCommit?: () => Promise<void>;
+}
+
+/** Most revisions one claim takes, and most lines one append carries. */
+export const MAX_CLAIM = 100;
+export const MAX_LOG_LINES = 1_000;
+/** Longest log line kept whole; a longer one is cut there (and says so). */
+export const MAX_LOG_LINE_CHARS = 16_384;
+
+const IN_PROGRESS_SQL = IN_PROGRESS.map((status) => `'${status}'`).join(', ');
+
+export interface RevisionClaim {
+  revisionId: string;
+  deploymentId: string;
+  tenantId: string;
+  leaseId: string;
+  expiresAt: Date;
+}
+
+/**
+ * Up to `limit` queued revisions, oldest first, each now AWAITING_BUILD under a lease of this data plane's. A
+ * revision is taken by one claim only (others skip the rows a claim has locked), and never while another revision
+ * of its deployment is in progress: a deployment rolls out one revision at a time.
+ */
+export async function claimRevisions(scope: DataPlaneScope, limit: number): Promise<RevisionClaim[]> {
+  return inTransaction(scope, async (tx) => {
+    const rows = await tx.execute<{ id: string; tenant_id: string; deployment_id: string; lease_id: string; expires_at: Date }[]>(
+      `with candidate as (
+         select r.id from revision r
+         where r.tenant_id = any(?::uuid[]) and r.status = 'QUEUED'
+           and not exists (select 1 from revision o where o.deployment_id = r.deployment_id and o.status in (${IN_PROGRESS_SQL}))
+         order by r.created_at, r.id
+         limit ?
+         for update of r skip locked
+       ), claimed as (
+         update revision r set status = 'AWAITING_BUILD', status_message = null, updated_at = now()
+         from candidate c where r.id = c.id
+         returning r.id, r.tenant_id, r.deployment_id, r.created_at
+       )
+       , leased as (
+         insert into revision_lease as l (id, tenant_id, lease_id, claimed_by, expires_at, claims)
+         select id, tenant_id, gen_random_uuid(), ?, now() + make_interval(secs => ?), 1 from claimed
+         on conflict (id) do update set lease_id = excluded.lease_id, claimed_by = excluded.claimed_by, expires_at = excluded.expires_at, claims = l.claims + 1
+         returning l.id, l.tenant_id, l.lease_id, l.expires_at
+       )
+       select leased.*, claimed.deployment_id from leased join claimed using (id) order by claimed.created_at, claimed.id`,
+      [toArray(scope.tenantIds), limit, scope.apiKeyId, scope.leaseSeconds],
+    );
+    return rows.map((row) => ({ revisionId: row.id, deploymentId: row.deployment_id, tenantId: row.tenant_id, leaseId: row.lease_id, expiresAt: timestampFromText(row.expires_at) }));
+  });
+}
+
+export interface StatusReport {
+  revisionId: string;
+  leaseId: string;
+  status: RevisionStatus;
+  /** What the data plane has to say with it (a failure's reason); null clears the last one. */
+  message: string | null;
+}
+
+export interface ReportOutcome {
+  revisionId: string;
+  tenantId: string;
+  /** False: the revision already had that status (a retried report); only the lease was renewed. */
+  applied: boolean;
+  /** When the lease lapses unless renewed; null once the revision is final. */
+  leaseExpiresAt: Date | null;
+}
+
+interface LockedRevision {
+  status: RevisionStatus;
+  tenant_id: string;
+  deployment_id: string;
+  lease_id: string | null;
+  lapsed: boolean;
+}
+
+/**
+ * Moves a revision along the state machine for the data plane holding its lease, and renews the lease. A
+ * revision reaching DEPLOYED becomes its deployment's active revision. Reporting the status the revision already
+ * has changes nothing but the lease, so a report retried after a timeout is applied once.
+ */
+export async function reportRevisionStatus(scope: DataPlaneScope, report: StatusReport): Promise<ReportOutcome> {
+  return inTransaction(scope, async (tx) => {
+    const revision = await lockHeld(tx, scope, report.revisionId, report.leaseId);
+    const { status: from } = revision;
+    const to = report.status;
+    if (from === to) {
+      const leaseExpiresAt = isFinal(from) ? null : await renewLease(tx, scope, report.revisionId);
+      return { revisionId: report.revisionId, tenantId: revision.tenant_id, applied: false, leaseExpiresAt };
+    }
+    if (!mayReport(from, to)) throw new InvalidTransition(report.revisionId, from, to);
+    await tx.execute('update revision set status = ?, status_message = ?, updated_at = now() where id = ?', [to, report.message, report.revisionId]);
+    if (to === 'DEPLOYED') {
+      await tx.execute('update deployment set active_revision_id = ?, updated_at = now() where id = ? and tenant_id = ?', [report.revisionId, revision.deployment_id, revision.tenant_id]);
+    }
+    const leaseExpiresAt = isFinal(to)
+      ? (await tx.execute('update revision_lease set expires_at = null where id = ?', [report.revisionId]), null)
+      : await renewLease(tx, scope, report.revisionId);
+    return { revisionId: report.revisionId, tenantId: revision.tenant_id, applied: true, leaseExpiresAt };
+  });
+}
+
+export interface LogAppend {
+  revisionId: string;
+  leaseId: string;
+  phase: LogPhase;
+  /** The number of the first line sent (lines are numbered from 0 per revision and phase). */
+  firstLine: number;
+  lines: { message: string; level: string | null; timestamp: Date | null }[];
+}
+
+export interface AppendOutcome {
+  tenantId: string;
+  /** Lines stored by this append (lines sent again are not stored twice). */
+  appended: number;
+  /** The number the next line gets. */
+  nextLine: number;
+  leaseExpiresAt: Date | null;
+}
+
+/**
+ * Stores log lines of a revision for the data plane holding its lease (also after the revision ended: the last
+ * lines of a failure come after its report), and renews the lease of a revision in progress. Lines are numbered
+ * by the data plane; lines already stored are skipped, so a retried append stores each line once.
+ */
+export async function appendRevisionLogs(scope: DataPlaneScope, append: LogAppend): Promise<AppendOutcome> {
+  return inTransaction(scope, async (tx) => {
+    const revision = await lockHeld(tx, scope, append.revisionId, append.leaseId);
+    const [{ next }] = await tx.execute<[{ next: number }]>(
+      'select coalesce(max(line) + 1, 0)::int as next from revision_log_line where revision_id = ? and phase = ?', [append.revisionId, append.phase],
+    );
+    if (append.firstLine > next) throw new LogLinesOutOfOrder(append.firstLine, next);
+    const fresh = append.lines.slice(next - append.firstLine);
+    if (fresh.length > 0) {
+      await tx.execute(
+        `insert into revision_log_line (id, tenant_id, revision_id, phase, line, message, level, logged_at)
+         select gen_random_uuid(), ?, ?, ?, ? + position - 1, message, level, coalesce(logged_at, clock_timestamp())
+         from unnest(?::text[], ?::text[], ?::timestamptz[]) with ordinality as l(message, level, logged_at, position)`,
+        [
+          revision.tenant_id, append.revisionId, append.phase, next,
+          toArray(fresh.map((line) => line.message)), toArray(fresh.map((line) => line.level)), toArray(fresh.map((line) => line.timestamp?.toISOString() ?? null)),
+        ],
+      );
+    }
+    const leaseExpiresAt = isFinal(revision.status) ? null : await renewLease(tx, scope, append.revisionId);
+    return { tenantId: revision.tenant_id, appended: fresh.length, nextLine: next + fresh.length, leaseExpiresAt };
+  });
+}
+
+export interface DeploymentReport {
+  deploymentId: string;
+  status?: DeploymentStatus | null;
+  customUrl?: string | null;
+  imageVersion?: string | null;
+}
+
+/** The deployment's `status`, `custom_url` and `image_version` as the data plane running it sees them (each only if given). */
+export async function reportDeploymentStatus(scope: DataPlaneScope, report: DeploymentReport): Promise<{ tenantId: string }> {
+  return inTransaction(scope, async (tx) => {
+    // The tenants are named in the query itself: this key acts for several at once.
+    const deployment = await tx.findOne(
+      DeploymentSchema, { id: report.deploymentId, tenant: { $in: [...scope.tenantIds] } }, { ...ACROSS_TENANTS, lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (!deployment) throw new DeploymentNotFound(report.deploymentId);
+    if (report.status != null) deployment.status = report.status;
+    if (report.customUrl !== undefined) deployment.sourceConfig = { ...deployment.sourceConfig, customUrl: report.customUrl } as never;
+    if (report.imageVersion !== undefined) deployment.imageVersion = report.imageVersion;
+    deployment.updatedAt = new Date();
+    return { tenantId: deployment.tenant.id };
+  });
+}
+
+async function inTransaction<T>(scope: DataPlaneScope, write: (tx: EntityManager) => Promise<T>): Promise<T> {
+  const result = await scope.em.transactional(async (tx) => {
+    const written = await write(tx);
+    await tx.flush();
+    return written;
+  });
+  await scope.afterCommit?.();
+  return result;
+}
+
+/**
+ * The revision, locked, when it is one of the key's tenants' and `leaseId` is its lease, not lapsed while the
+ * revision is in progress (a lapsed lease is recovered by lease-expiry.ts, whatever its holder says meanwhile).
+ */
+async function lockHeld(tx: EntityManager, scope: DataPlaneScope, revisionId: string, leaseId: string): Promise<LockedRevision> {
+  const [revision] = await tx.execute<LockedRevision[]>(
+    `select r.status, r.tenant_id, r.deployment_id, l.lease_id, coalesce(l.expires_at < now(), false) as lapsed
+     from revision r left join revision_lease l on l.id = r.id
+     where r.id = ? and r.tenant_id = any(?::uuid[])
+     for update of r`,
+    [revisionId, toArray(scope.tenantIds)],
+  );
+  if (!revision) throw new RevisionNotFound(revisionId);
+  if (revision.lease_id !== leaseId.toLowerCase() || (revision.lapsed && !isFinal(revision.status))) throw new LeaseLost(revisionId, revision.status);
+  return revision;
+}
+
+async function renewLease(tx: EntityManager, scope: DataPlaneScope, revisionId: string): Promise<Date> {
+  const [row] = await tx.execute<[{ expires_at: Date }]>(
+    'update revision_lease set expires_at = now() + make_interval(secs => ?) where id = ? returning expires_at', [scope.leaseSeconds, revisionId],
+  );
+  return timestampFromText(row.expires_at);
+}
+
+/** A PostgreSQL array literal of `values` (one parameter, whatever their number). */
+function toArray(values: readonly (string | null)[]): string {
+  return `{${values.map((value) => (value === null ? 'NULL' : `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`)).join(',')}}`;
+}

@@ -1,0 +1,42 @@
+// What a data plane's report is refused for, as the domain says it (GraphQL: typed results; REST: 409/404).
+import type { RevisionStatus } from '../../deployments/deployment-enums.ts';
+import { WriteRefusal } from '../../deployments/writes/write-problems.ts';
+
+/** A key without the data plane's permission (GraphQL: FORBIDDEN; REST: 403 with it as `detail`). */
+export const NOT_A_DATA_PLANE = 'This API key is not a data plane\'s: issue one with `npm run apikey -- create --reconcile`';
+
+/** The report breaks the state machine (revision-lifecycle.ts); nothing was changed. */
+export class InvalidTransition extends WriteRefusal {
+  readonly revisionId: string;
+  readonly from: RevisionStatus;
+  readonly to: RevisionStatus;
+  constructor(revisionId: string, from: RevisionStatus, to: RevisionStatus) {
+    super(`Revision ${revisionId} cannot go from ${from} to ${to}.`);
+    this.revisionId = revisionId;
+    this.from = from;
+    this.to = to;
+  }
+}
+
+/**
+ * The lease sent is not the revision's (anymore): it lapsed and the revision was queued again or interrupted,
+ * or another data plane holds it now. The data plane must stop working on the revision.
+ */
+export class LeaseLost extends WriteRefusal {
+  readonly revisionId: string;
+  readonly status: RevisionStatus;
+  constructor(revisionId: string, status: RevisionStatus) {
+    super(`The lease on revision ${revisionId} is not held by this report (the revision is ${status} now); stop working on it.`);
+    this.revisionId = revisionId;
+    this.status = status;
+  }
+}
+
+/** Log lines must come in order: an append may repeat lines already stored, never leave a gap. */
+export class LogLinesOutOfOrder extends WriteRefusal {
+  readonly expectedLine: number;
+  constructor(firstLine: number, expectedLine: number) {
+    super(`The append starts at line ${firstLine}, after a gap: the next line expected is ${expectedLine}.`);
+    this.expectedLine = expectedLine;
+  }
+}

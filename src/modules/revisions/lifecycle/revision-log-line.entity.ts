@@ -1,0 +1,24 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+import { TenantOwnedSchema } from '../../common/base.entity.ts';
+import { RevisionSchema } from '../revision.entity.ts';
+
+export const LOG_PHASES = ['build', 'deploy'] as const;
+export type LogPhase = (typeof LOG_PHASES)[number];
+
+// One line of a revision's build or deploy log, as its data plane appended it. Lines are numbered from 0 per
+// revision and phase by the data plane, so that an append retried after a timeout stores nothing twice.
+export const RevisionLogLineSchema = defineEntity({
+  name: 'RevisionLogLine',
+  extends: TenantOwnedSchema,
+  uniques: [{ properties: ['revision', 'phase', 'line'] }],
+  properties: {
+    revision: () => p.manyToOne(RevisionSchema).ref(),
+    phase: p.enum([...LOG_PHASES]).$type<LogPhase>(),
+    line: p.integer(),
+    message: p.text(),
+    level: p.text().nullable(),
+    loggedAt: p.datetime(),
+  },
+});
+
+export type RevisionLogLine = InferEntity<typeof RevisionLogLineSchema>;

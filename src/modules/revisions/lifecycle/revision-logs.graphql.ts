@@ -1,0 +1,114 @@
+// A revision's build and deploy logs, as a Relay connection on Revision (the REST door's build_logs reads the
+// same lines: rest/build-logs.route.ts), and the status message of its last report.
+import { builder } from '../../../graphql/builder.ts';
+import { badUserInput } from '../../../graphql/errors.ts';
+import { RevisionRef } from '../revision.graphql.ts';
+import { LOG_PHASES, type LogPhase } from './revision-log-line.entity.ts';
+import { countLogLines, readLogLines, type LogLine } from './revision-logs.ts';
+
+export const MAX_LOG_PAGE = 1_000;
+const DEFAULT_LOG_PAGE = 100;
+
+export const LogPhaseEnum = builder.enumType('RevisionLogPhase', {
+  description: 'Which of a revision\'s logs.',
+  values: Object.fromEntries(LOG_PHASES.map((phase) => [phase.toUpperCase(), { value: phase, description: phase === 'build' ? 'The build\'s log.' : 'The rollout\'s log.' }])) as Record<Uppercase<LogPhase>, { value: LogPhase; description: string }>,
+});
+
+const LogLineRef = builder.objectRef<LogLine>('RevisionLogLine').implement({
+  description: 'One line of a revision\'s log.',
+  fields: (t) => ({
+    line: t.exposeInt('line', { description: 'Its number in the log, from 0.' }),
+    message: t.exposeString('message', { description: 'The line.' }),
+    level: t.exposeString('level', { nullable: true, description: 'Its level, as the data plane said it.' }),
+    timestamp: t.expose('loggedAt', { type: 'DateTime', description: 'When it was written.' }),
+  }),
+});
+
+interface LogPage {
+  lines: LogLine[];
+  offset: number;
+}
+
+const LogPageRef = builder.objectRef<LogPage>('RevisionLogPage').implement({
+  description: 'An offset page of a revision\'s log (the shape of the REST build_logs answer).',
+  fields: (t) => ({
+    lines: t.field({ type: [LogLineRef], description: 'The lines of the page, in the order asked for.', resolve: (page) => page.lines }),
+    offset: t.exposeInt('offset', { description: 'Offset of the next page: the request offset plus the number returned (where to go on tailing from).' }),
+  }),
+});
+
+const LogOrderEnum = builder.enumType('RevisionLogOrder', {
+  description: 'Which end of a log a page counts from.',
+  values: { ASC: { value: 'asc', description: 'Oldest line first.' }, DESC: { value: 'desc', description: 'Newest line first.' } } as const,
+});
+
+const CURSOR_PREFIX = 'RevisionLogLine:';
+const cursorOf = (line: number) => Buffer.from(`${CURSOR_PREFIX}${line}`).toString('base64url');
+function lineOfCursor(cursor: string, argument: string): number {
+  const text = Buffer.from(cursor, 'base64url').toString();
+  const line = text.startsWith(CURSOR_PREFIX) ? Number(text.slice(CURSOR_PREFIX.length)) : Number.NaN;
+  if (!Number.isSafeInteger(line) || line < 0) throw badUserInput(argument, 'is not a cursor of this log');
+  return line;
+}
+
+builder.objectFields(RevisionRef, (t) => ({
+  statusMessage: t.exposeString('status_message', {
+    nullable: true, description: 'What the data plane said with the last status (a failure\'s reason, say), or why the service changed it (superseded, lease lapsed).',
+  }),
+  logPage: t.field({
+    type: LogPageRef,
+    description: `The revision's build or deploy log in offset pages of up to ${MAX_LOG_PAGE} lines (REST: POST /v1/projects/{deployment_id}/revisions/{revision_id}/build_logs).`,
+    args: {
+      phase: t.arg({ type: LogPhaseEnum, required: true, defaultValue: 'build', description: 'Which log.' }),
+      order: t.arg({ type: LogOrderEnum, required: true, defaultValue: 'asc', description: 'Oldest or newest line first.' }),
+      limit: t.arg.int({ required: true, defaultValue: DEFAULT_LOG_PAGE, description: `Lines per page, 1 to ${MAX_LOG_PAGE}.` }),
+      offset: t.arg.int({ required: true, defaultValue: 0, description: 'Lines to skip from that end: 0, or the `offset` of the previous page.' }),
+    },
+    resolve: async (revision, { phase, order, limit, offset }, ctx) => {
+      if (limit < 1 || limit > MAX_LOG_PAGE) throw badUserInput('limit', `must be between 1 and ${MAX_LOG_PAGE}; got ${limit}`);
+      if (offset < 0) throw badUserInput('offset', `must be 0 or more; got ${offset}`);
+      const lines = await readLogLines(ctx.em(), revision.id, phase, { order, skip: offset, take: limit });
+      return { lines, offset: offset + lines.length };
+    },
+  }),
+  logs: t.connection(
+    {
+      type: LogLineRef,
+      description: `The revision's build or deploy log, oldest line first, as its data plane appended it (REST: POST /v1/projects/{deployment_id}/revisions/{revision_id}/build_logs). Pages of up to ${MAX_LOG_PAGE} lines; default ${DEFAULT_LOG_PAGE}.`,
+      args: { phase: t.arg({ type: LogPhaseEnum, defaultValue: 'build', description: 'Which log.' }) },
+      resolve: async (revision, args, ctx) => {
+        const { first, last } = args;
+        if (first != null && last != null) throw badUserInput('last', 'give either first or last, not both');
+        for (const [name, value] of [['first', first], ['last', last]] as const) {
+          if (value != null && (value < 1 || value > MAX_LOG_PAGE)) throw badUserInput(name, `must be between 1 and ${MAX_LOG_PAGE}; got ${value}`);
+        }
+        const after = args.after ? lineOfCursor(args.after, 'after') : undefined;
+        const before = args.before ? lineOfCursor(args.before, 'before') : undefined;
+        const fromEnd = last != null;
+        const count = last ?? first ?? DEFAULT_LOG_PAGE;
+        const phase = args.phase ?? 'build';
+        const em = ctx.em();
+        const lines = await readLogLines(em, revision.id, phase, { after, before, order: fromEnd ? 'desc' : 'asc', skip: 0, take: count + 1 });
+        const more = lines.length > count;
+        const page = lines.slice(0, count);
+        if (fromEnd) page.reverse();
+        // Lines are numbered without gaps: lines lie before `after` when it is past line 0, and after `before` when it is not the end.
+        const beyondFarSide = fromEnd
+          ? before !== undefined && before < await countLogLines(em, revision.id, phase)
+          : after !== undefined;
+        const edges = page.map((line) => ({ cursor: cursorOf(line.line), node: line }));
+        return {
+          edges,
+          pageInfo: {
+            hasNextPage: fromEnd ? beyondFarSide : more,
+            hasPreviousPage: fromEnd ? more : beyondFarSide,
+            startCursor: edges[0]?.cursor ?? null,
+            endCursor: edges.at(-1)?.cursor ?? null,
+          },
+        };
+      },
+    },
+    { name: 'RevisionLogConnection', description: 'A slice of a revision\'s log with cursors for its neighbours.' },
+    { name: 'RevisionLogEdge', description: 'A log line with its cursor.' },
+  ),
+}));

@@ -1,0 +1,165 @@
+// The data planes' REST routes (docs/rest.md#data-planes). These paths are ours, not the original's: the
+// original's data plane talks to it by means its specification does not show. Each runs its GraphQL mutation
+// (revisions/lifecycle/data-plane-mutations.graphql.ts) and answers ids and lease times, not records: a key of
+// several tenants may call them without naming one, and then has no tenant to read records in.
+import { LOG_PHASES } from '../modules/revisions/lifecycle/revision-log-line.entity.ts';
+import {
+  checkClaim, checkDeploymentReport, checkLogAppend, checkStatusReport, type LogAppendBody,
+} from '../modules/revisions/lifecycle/data-plane-request-schema.ts';
+import { DEPLOYMENT_NOT_FOUND, deploymentIdParameter } from './deployments.route.ts';
+import { dataPlaneResponseSchema } from './response-schemas.ts';
+import type { RestRoute } from './rest-route.ts';
+
+const REFUSED = '__typename ... on MutationError { message }';
+
+interface Refusal {
+  __typename: string;
+  message: string;
+  expectedLine?: number;
+  status?: string;
+}
+
+/** The answer to a typed refusal; undefined for a payload. */
+function refusalAnswer(result: Refusal): { status: number; body: unknown } | undefined {
+  switch (result.__typename) {
+    case 'RevisionNotFoundError':
+    case 'DeploymentNotFoundError': return { status: 404, body: { detail: result.message } };
+    case 'InvalidTransitionError': return { status: 409, body: { detail: result.message } };
+    case 'LeaseLostError': return { status: 409, body: { detail: result.message, status: result.status } };
+    case 'LogLinesOutOfOrderError': return { status: 409, body: { detail: result.message, expected_line: result.expectedLine } };
+    default: return undefined;
+  }
+}
+
+const revisionIdParameter = { name: 'revision_id', in: 'path', kind: 'uuid', description: 'ID of the claimed revision.' } as const;
+const REVISION_NOT_FOUND = '`Revision ID <revision_id> not found.`: none of the key\'s tenants has that revision.';
+const LEASE_CONFLICT = 'The lease sent is not the revision\'s (it lapsed, or another claim holds it: stop working on it; `status` says where the revision is now), '
+  + 'or the status cannot follow the revision\'s (the message names both).';
+
+const leaseOf = (lease: Record<string, string>) => ({
+  revision_id: lease.revisionId, deployment_id: lease.deploymentId, tenant_id: lease.tenantId, lease_id: lease.leaseId, lease_expires_at: lease.expiresAt,
+});
+
+export const claimRevisionsRoute: RestRoute = {
+  path: '/v2/data-plane/claims',
+  method: 'POST',
+  dataPlane: true,
+  operationId: 'claim_revisions_v2_data_plane_claims_post',
+  summary: 'Claim Revisions',
+  description: 'Claims up to `limit` queued revisions of the key\'s tenants, oldest first, each now AWAITING_BUILD under a lease of the caller\'s. '
+    + 'Each revision goes to one claim only, also when several data planes claim at once; a deployment rolls out one revision at a time. '
+    + 'Read what to build with `GET /v2/deployments/{deployment_id}` (X-Tenant-Id: `tenant_id` for a key of several tenants).',
+  tag: 'data plane',
+  parameters: [],
+  body: checkClaim,
+  bodySchema: 'ClaimRequest',
+  bodyExample: { limit: 1 },
+  document: `mutation DataPlaneClaim($input: ClaimRevisionsInput!) {
+  claimRevisions(input: $input) { leases { revisionId deploymentId tenantId leaseId expiresAt } }
+}`,
+  variables: ({ body }) => ({ input: { limit: (body as { limit?: number | null }).limit ?? 1 } }),
+  respond: (data) => ({ status: 200, body: { leases: (data.claimRevisions.leases as Record<string, string>[]).map(leaseOf) } }),
+  responseSchema: dataPlaneResponseSchema('Claims'),
+};
+
+export const reportRevisionStatusRoute: RestRoute = {
+  path: '/v2/data-plane/revisions/{revision_id}/status',
+  method: 'POST',
+  dataPlane: true,
+  operationId: 'report_revision_status_v2_data_plane_revisions__revision_id__status_post',
+  summary: 'Report Revision Status',
+  description: 'Moves a claimed revision along its lifecycle and renews the lease; the status it already has renews the lease only (`applied: false`). '
+    + 'DEPLOYED makes it the deployment\'s `active_revision_id`.',
+  tag: 'data plane',
+  parameters: [revisionIdParameter],
+  body: checkStatusReport,
+  bodySchema: 'RevisionStatusReport',
+  bodyExample: { lease_id: '00000000-0000-0000-0000-000000000000', status: 'BUILDING' },
+  document: `mutation DataPlaneReportStatus($input: ReportRevisionStatusInput!) {
+  reportRevisionStatus(input: $input) {
+    ${REFUSED} ... on LeaseLostError { status }
+    ... on ReportRevisionStatusPayload { revisionId status applied leaseExpiresAt }
+  }
+}`,
+  variables: ({ values, body }) => {
+    const report = body as { lease_id: string; status: string; message?: string | null };
+    return { input: { revisionId: values.revision_id, leaseId: report.lease_id, status: report.status, message: report.message ?? null } };
+  },
+  respond: (data) => {
+    const result = data.reportRevisionStatus;
+    return refusalAnswer(result) ?? {
+      status: 200, body: { revision_id: result.revisionId, status: result.status, applied: result.applied, lease_expires_at: result.leaseExpiresAt },
+    };
+  },
+  otherResponses: { 409: { description: LEASE_CONFLICT } },
+  responseSchema: dataPlaneResponseSchema('StatusReported'),
+  notFound: REVISION_NOT_FOUND,
+};
+
+export const appendRevisionLogsRoute: RestRoute = {
+  path: '/v2/data-plane/revisions/{revision_id}/logs',
+  method: 'POST',
+  dataPlane: true,
+  operationId: 'append_revision_logs_v2_data_plane_revisions__revision_id__logs_post',
+  summary: 'Append Revision Logs',
+  description: 'Appends build or deploy log lines of a claimed revision (also after it ended). Lines are numbered from 0 per revision and phase by the '
+    + 'data plane: lines sent again are stored once, and a gap is refused (409 with `expected_line`).',
+  tag: 'data plane',
+  parameters: [revisionIdParameter],
+  body: checkLogAppend,
+  bodySchema: 'LogAppend',
+  bodyExample: { lease_id: '00000000-0000-0000-0000-000000000000', phase: LOG_PHASES[0], first_line: 0, lines: [{ message: 'Step 1/4 : FROM node:24' }] },
+  document: `mutation DataPlaneAppendLogs($input: AppendRevisionLogsInput!) {
+  appendRevisionLogs(input: $input) {
+    ${REFUSED} ... on LeaseLostError { status } ... on LogLinesOutOfOrderError { expectedLine }
+    ... on AppendRevisionLogsPayload { appended nextLine leaseExpiresAt }
+  }
+}`,
+  variables: ({ values, body }) => {
+    const append = body as LogAppendBody;
+    return {
+      input: {
+        revisionId: values.revision_id, leaseId: append.lease_id, phase: append.phase.toUpperCase(), firstLine: append.first_line,
+        lines: append.lines.map((line) => ({ message: line.message, level: line.level ?? null, timestamp: line.timestamp ?? null })),
+      },
+    };
+  },
+  respond: (data) => {
+    const result = data.appendRevisionLogs;
+    return refusalAnswer(result) ?? { status: 200, body: { appended: result.appended, next_line: result.nextLine, lease_expires_at: result.leaseExpiresAt } };
+  },
+  otherResponses: { 409: { description: `${LEASE_CONFLICT} Or the lines would leave a gap (\`expected_line\` says where to start).` } },
+  responseSchema: dataPlaneResponseSchema('LogsAppended'),
+  notFound: REVISION_NOT_FOUND,
+};
+
+export const reportDeploymentStatusRoute: RestRoute = {
+  path: '/v2/data-plane/deployments/{deployment_id}/status',
+  method: 'POST',
+  dataPlane: true,
+  operationId: 'report_deployment_status_v2_data_plane_deployments__deployment_id__status_post',
+  summary: 'Report Deployment Status',
+  description: 'Reports a deployment\'s `status`, `custom_url` (in `source_config`) and `image_version`; only the keys sent change.',
+  tag: 'data plane',
+  parameters: [deploymentIdParameter],
+  body: checkDeploymentReport,
+  bodySchema: 'DeploymentStatusReport',
+  bodyExample: { status: 'READY', custom_url: 'https://hello-api.example.com' },
+  document: `mutation DataPlaneReportDeployment($input: ReportDeploymentStatusInput!) {
+  reportDeploymentStatus(input: $input) { ${REFUSED} ... on ReportDeploymentStatusPayload { deploymentId } }
+}`,
+  variables: ({ values, body }) => {
+    const report = body as Record<string, unknown>;
+    return {
+      input: {
+        deploymentId: values.deployment_id, status: report.status ?? null,
+        ...('custom_url' in report && { customUrl: report.custom_url }), ...('image_version' in report && { imageVersion: report.image_version }),
+      },
+    };
+  },
+  respond: (data) => refusalAnswer(data.reportDeploymentStatus) ?? { status: 200, body: { deployment_id: data.reportDeploymentStatus.deploymentId } },
+  responseSchema: dataPlaneResponseSchema('DeploymentReported'),
+  notFound: DEPLOYMENT_NOT_FOUND,
+};
+
+export const dataPlaneRoutes = [claimRevisionsRoute, reportRevisionStatusRoute, appendRevisionLogsRoute, reportDeploymentStatusRoute];
