@@ -33,7 +33,7 @@ export const buildLogsRoute: RestRoute = {
   }
 }`,
   variables: ({ values, body }) => {
-    const request = body as BuildLogsBody;
+    const request = (body ?? {}) as BuildLogsBody;
     return { id: values.deployment_id, revisionId: values.revision_id, order: (request.order ?? 'asc').toUpperCase(), limit: request.limit ?? 100, offset: request.offset ?? 0 };
   },
   respond: (data, { values }) => {

@@ -1,7 +1,7 @@
 // Random selections of a GraphQL type for the projection tests: a selection tree, printed with aliases,
 // fragments and @skip/@include, and the part of a full read that the same selection must return.
 import fc from 'fast-check';
-import { getNamedType, isLeafType, isObjectType, type GraphQLObjectType } from 'graphql';
+import { getNamedType, isLeafType, isObjectType, type GraphQLField, type GraphQLObjectType } from 'graphql';
 
 /** A selection: field name to its subselection (null for a leaf). */
 export type Tree = Map<string, Tree | null>;
@@ -11,15 +11,24 @@ export type Tree = Map<string, Tree | null>;
  * (selectEverything), only fields that need no argument.
  */
 export function treeOf(type: GraphQLObjectType, path: string[] = []): fc.Arbitrary<Tree> {
-  const fields = Object.values(type.getFields()).filter((field) => {
-    if (field.args.some((arg) => arg.type.toString().endsWith('!'))) return false;
-    const named = getNamedType(field.type);
-    return isLeafType(named) || (isObjectType(named) && !path.includes(named.name) && path.length < 2);
-  });
+  const fields = selectableFields(type, path);
   return fc.subarray(fields, { minLength: 1 }).chain((chosen) => fc.tuple(...chosen.map((field) => {
     const named = getNamedType(field.type);
     return isLeafType(named) ? fc.constant([field.name, null] as const) : treeOf(named as GraphQLObjectType, [...path, type.name]).map((sub) => [field.name, sub] as const);
   })).map((entries) => new Map(entries)));
+}
+
+/**
+ * The fields a selection of `type` at `path` may hold: leaves, and objects not yet on the path while the path is
+ * short, if they have fields of their own to select there (a connection without leaves two levels down has none).
+ */
+function selectableFields(type: GraphQLObjectType, path: string[]): GraphQLField<unknown, unknown>[] {
+  return Object.values(type.getFields()).filter((field) => {
+    if (field.args.some((arg) => arg.type.toString().endsWith('!'))) return false;
+    const named = getNamedType(field.type);
+    if (isLeafType(named)) return true;
+    return isObjectType(named) && !path.includes(named.name) && path.length < 2 && selectableFields(named, [...path, type.name]).length > 0;
+  });
 }
 
 export interface Printing { aliases: boolean; fragment: 'none' | 'inline' | 'named'; skipped?: string }

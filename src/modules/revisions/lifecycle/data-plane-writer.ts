@@ -61,12 +61,13 @@ export async function claimRevisions(scope: DataPlaneScope, limit: number): Prom
          returning r.id, r.tenant_id, r.deployment_id, r.created_at
        )
        , leased as (
-         insert into revision_lease as l (id, tenant_id, lease_id, claimed_by, expires_at, claims)
-         select id, tenant_id, gen_random_uuid(), ?, now() + make_interval(secs => ?), 1 from claimed
-         on conflict (id) do update set lease_id = excluded.lease_id, claimed_by = excluded.claimed_by, expires_at = excluded.expires_at, claims = l.claims + 1
-         returning l.id, l.tenant_id, l.lease_id, l.expires_at
+         insert into revision_lease as l (id, tenant_id, revision_id, lease_id, claimed_by, expires_at, claims)
+         select gen_random_uuid(), tenant_id, id, gen_random_uuid(), ?, now() + make_interval(secs => ?), 1 from claimed
+         on conflict (revision_id) do update set lease_id = excluded.lease_id, claimed_by = excluded.claimed_by, expires_at = excluded.expires_at, claims = l.claims + 1
+         returning l.revision_id, l.lease_id, l.expires_at
        )
-       select leased.*, claimed.deployment_id from leased join claimed using (id) order by claimed.created_at, claimed.id`,
+       select claimed.id, claimed.tenant_id, claimed.deployment_id, leased.lease_id, leased.expires_at
+       from leased join claimed on claimed.id = leased.revision_id order by claimed.created_at, claimed.id`,
       [toArray(scope.tenantIds), limit, scope.apiKeyId, scope.leaseSeconds],
     );
     return rows.map((row) => ({ revisionId: row.id, deploymentId: row.deployment_id, tenantId: row.tenant_id, leaseId: row.lease_id, expiresAt: timestampFromText(row.expires_at) }));
@@ -118,7 +119,7 @@ export async function reportRevisionStatus(scope: DataPlaneScope, report: Status
       await tx.execute('update deployment set active_revision_id = ?, updated_at = now() where id = ? and tenant_id = ?', [report.revisionId, revision.deployment_id, revision.tenant_id]);
     }
     const leaseExpiresAt = isFinal(to)
-      ? (await tx.execute('update revision_lease set expires_at = null where id = ?', [report.revisionId]), null)
+      ? (await tx.execute('update revision_lease set expires_at = null where revision_id = ?', [report.revisionId]), null)
       : await renewLease(tx, scope, report.revisionId);
     return { revisionId: report.revisionId, tenantId: revision.tenant_id, applied: true, leaseExpiresAt };
   });
@@ -211,7 +212,7 @@ async function inTransaction<T>(scope: DataPlaneScope, write: (tx: EntityManager
 async function lockHeld(tx: EntityManager, scope: DataPlaneScope, revisionId: string, leaseId: string): Promise<LockedRevision> {
   const [revision] = await tx.execute<LockedRevision[]>(
     `select r.status, r.tenant_id, r.deployment_id, l.lease_id, coalesce(l.expires_at < now(), false) as lapsed
-     from revision r left join revision_lease l on l.id = r.id
+     from revision r left join revision_lease l on l.revision_id = r.id
      where r.id = ? and r.tenant_id = any(?::uuid[])
      for update of r`,
     [revisionId, toArray(scope.tenantIds)],
@@ -223,7 +224,7 @@ async function lockHeld(tx: EntityManager, scope: DataPlaneScope, revisionId: st
 
 async function renewLease(tx: EntityManager, scope: DataPlaneScope, revisionId: string): Promise<Date> {
   const [row] = await tx.execute<[{ expires_at: Date }]>(
-    'update revision_lease set expires_at = now() + make_interval(secs => ?) where id = ? returning expires_at', [scope.leaseSeconds, revisionId],
+    'update revision_lease set expires_at = now() + make_interval(secs => ?) where revision_id = ? returning expires_at', [scope.leaseSeconds, revisionId],
   );
   return timestampFromText(row.expires_at);
 }

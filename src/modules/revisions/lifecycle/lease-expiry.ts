@@ -24,7 +24,7 @@ export async function recoverLapsedLeases(em: EntityManager): Promise<RecoveredR
   return em.transactional((tx) => tx.execute<RecoveredRevision[]>(
     `with lapsed as (
        select r.id, l.claims, d.latest_revision_id from revision r
-       join revision_lease l on l.id = r.id
+       join revision_lease l on l.revision_id = r.id
        join deployment d on d.id = r.deployment_id
        where l.expires_at < now() and r.status in (${IN_PROGRESS_SQL})
        order by l.expires_at
@@ -39,7 +39,7 @@ export async function recoverLapsedLeases(em: EntityManager): Promise<RecoveredR
        returning r.id, r.status
      ), released as (
        -- A fresh lease id nobody holds: the old holder's reports are refused from now on.
-       update revision_lease l set expires_at = null, lease_id = gen_random_uuid() from recovered where l.id = recovered.id
+       update revision_lease l set expires_at = null, lease_id = gen_random_uuid() from recovered where l.revision_id = recovered.id
      )
      select id, status from recovered`,
   ));

@@ -12,7 +12,7 @@ export const RevisionLogLineSchema = defineEntity({
   extends: TenantOwnedSchema,
   uniques: [{ properties: ['revision', 'phase', 'line'] }],
   properties: {
-    revision: () => p.manyToOne(RevisionSchema).ref(),
+    revision: () => p.manyToOne(RevisionSchema).ref().deleteRule('cascade'),
     phase: p.enum([...LOG_PHASES]).$type<LogPhase>(),
     line: p.integer(),
     message: p.text(),

@@ -74,8 +74,8 @@ builder.objectFields(RevisionRef, (t) => ({
   logs: t.connection(
     {
       type: LogLineRef,
-      description: `The revision's build or deploy log, oldest line first, as its data plane appended it (REST: POST /v1/projects/{deployment_id}/revisions/{revision_id}/build_logs). Pages of up to ${MAX_LOG_PAGE} lines; default ${DEFAULT_LOG_PAGE}.`,
-      args: { phase: t.arg({ type: LogPhaseEnum, defaultValue: 'build', description: 'Which log.' }) },
+      description: `The revision's build or deploy log, oldest line first, as its data plane appended it, as a Relay connection (cursors stay valid while lines are appended: tail a running build with \`after\`). Pages of up to ${MAX_LOG_PAGE} lines; default ${DEFAULT_LOG_PAGE}.`,
+      args: { phase: t.arg({ type: LogPhaseEnum, required: true, defaultValue: 'build', description: 'Which log.' }) },
       resolve: async (revision, args, ctx) => {
         const { first, last } = args;
         if (first != null && last != null) throw badUserInput('last', 'give either first or last, not both');
@@ -86,7 +86,7 @@ builder.objectFields(RevisionRef, (t) => ({
         const before = args.before ? lineOfCursor(args.before, 'before') : undefined;
         const fromEnd = last != null;
         const count = last ?? first ?? DEFAULT_LOG_PAGE;
-        const phase = args.phase ?? 'build';
+        const { phase } = args;
         const em = ctx.em();
         const lines = await readLogLines(em, revision.id, phase, { after, before, order: fromEnd ? 'desc' : 'asc', skip: 0, take: count + 1 });
         const more = lines.length > count;

@@ -6,29 +6,31 @@ import { Migration } from '@mikro-orm/migrations';
 // `<tenant> <deployment> <revision> <from status, or - for a new revision> <to status> <updated_at, epoch ms>`.
 // A new revision is announced only when it starts QUEUED: an import of old revisions announces nothing new.
 
-export class Migration20261127124208_lifecycle extends Migration {
+export class Migration20261127125613_lifecycle extends Migration {
 
-  override name = 'Migration20261127124208_lifecycle';
+  override name = 'Migration20261127125613_lifecycle';
 
   override up(): void | Promise<void> {
-    this.addSql(`create table "revision_lease" ("id" uuid not null, "tenant_id" uuid not null, "lease_id" uuid not null, "claimed_by" uuid not null, "expires_at" timestamptz null, "claims" int not null default 1, primary key ("id"));`);
-    this.addSql(`create index "revision_lease_tenant_id_index" on "revision_lease" ("tenant_id");`);
-    this.addSql(`create index "revision_lease_expiry_idx" on "revision_lease" ("expires_at") where "expires_at" is not null;`);
-
     this.addSql(`create table "revision_log_line" ("id" uuid not null, "tenant_id" uuid not null, "revision_id" uuid not null, "phase" text not null, "line" int not null, "message" text not null, "level" text null, "logged_at" timestamptz not null, primary key ("id"));`);
     this.addSql(`create index "revision_log_line_tenant_id_index" on "revision_log_line" ("tenant_id");`);
     this.addSql(`alter table "revision_log_line" add constraint "revision_log_line_revision_id_phase_line_unique" unique ("revision_id", "phase", "line");`);
+
+    this.addSql(`create table "revision_lease" ("id" uuid not null, "tenant_id" uuid not null, "revision_id" uuid not null, "lease_id" uuid not null, "claimed_by" uuid not null, "expires_at" timestamptz null, "claims" int not null default 1, primary key ("id"));`);
+    this.addSql(`create index "revision_lease_tenant_id_index" on "revision_lease" ("tenant_id");`);
+    this.addSql(`alter table "revision_lease" add constraint "revision_lease_revision_id_unique" unique ("revision_id");`);
+    this.addSql(`create index "revision_lease_expiry_idx" on "revision_lease" ("expires_at") where "expires_at" is not null;`);
 
     this.addSql(`alter table "api_key" add "may_reconcile" boolean not null default false;`);
 
     this.addSql(`alter table "revision" add "status_message" text null;`);
     this.addSql(`create index "revision_queued_idx" on "revision" ("created_at", "id") where "status" = 'QUEUED';`);
 
-    this.addSql(`alter table "revision_lease" add constraint "revision_lease_tenant_id_foreign" foreign key ("tenant_id") references "tenant" ("id");`);
-
     this.addSql(`alter table "revision_log_line" add constraint "revision_log_line_tenant_id_foreign" foreign key ("tenant_id") references "tenant" ("id");`);
     this.addSql(`alter table "revision_log_line" add constraint "revision_log_line_revision_id_foreign" foreign key ("revision_id") references "revision" ("id") on delete cascade;`);
-    this.addSql(`alter table "revision_lease" add constraint "revision_lease_id_foreign" foreign key ("id") references "revision" ("id") on delete cascade;`);
+    this.addSql(`alter table "revision_log_line" add constraint "revision_log_line_phase_check" check ("phase" in ('build', 'deploy'));`);
+
+    this.addSql(`alter table "revision_lease" add constraint "revision_lease_tenant_id_foreign" foreign key ("tenant_id") references "tenant" ("id");`);
+    this.addSql(`alter table "revision_lease" add constraint "revision_lease_revision_id_foreign" foreign key ("revision_id") references "revision" ("id") on delete cascade;`);
 
     this.addSql(`create function revision_transition_notify() returns trigger language plpgsql as $$
 begin
@@ -39,15 +41,14 @@ begin
 end $$;`);
     this.addSql(`create trigger "revision_transition_insert" after insert on "revision" for each row when (new.status = 'QUEUED') execute function revision_transition_notify();`);
     this.addSql(`create trigger "revision_transition_update" after update of "status" on "revision" for each row when (old.status is distinct from new.status) execute function revision_transition_notify();`);
-    this.addSql(`alter table "revision_log_line" add constraint "revision_log_line_phase_check" check ("phase" in ('build', 'deploy'));`);
   }
 
   override down(): void | Promise<void> {
     this.addSql(`drop trigger if exists "revision_transition_insert" on "revision";`);
     this.addSql(`drop trigger if exists "revision_transition_update" on "revision";`);
     this.addSql(`drop function if exists revision_transition_notify();`);
-    this.addSql(`drop table if exists "revision_lease" cascade;`);
     this.addSql(`drop table if exists "revision_log_line" cascade;`);
+    this.addSql(`drop table if exists "revision_lease" cascade;`);
 
     this.addSql(`alter table "api_key" drop column "may_reconcile";`);
 
