@@ -38,12 +38,13 @@ import type { WorkerBrief } from './cluster/messages.ts';
 
 function describeDemoKey(demo: DemoKey, url: string): string {
   if ('revokedPrefix' in demo) {
-    return `Demo API key ${demo.revokedPrefix} was revoked; issue another with: npm run apikey -- create --tenant ${DEMO_TENANT_ID} --read-secrets --write`;
+    return `Demo API key ${demo.revokedPrefix} was revoked; issue another with: npm run apikey -- create --tenant ${DEMO_TENANT_ID} --read-secrets --write --reconcile`;
   }
   return [
-    `Demo API key (tenant "Demo Workspace", may read secrets and write): ${demo.key}`,
+    `Demo API key (tenant "Demo Workspace", may read secrets, write and reconcile): ${demo.key}`,
     `  open ${url} in a browser (GraphiQL has the key filled in), or`,
     `  try: curl -s ${url} -H 'X-Api-Key: ${demo.key}' -H 'Content-Type: application/json' -d '{"query":"{ tenant { name } }"}'`,
+    `  watch revisions deploy: RECONCILE_KEY=${demo.key} GATEWAY_URL=${new URL(url).origin} npm run example:data-plane (a simulator)`,
   ].join('\n');
 }
 

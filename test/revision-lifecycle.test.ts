@@ -4,11 +4,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureApp, type FixtureApp } from './support/fixture-app.ts';
 import { ACME, GLOBEX } from './support/fixtures.ts';
+import { newerAcmeDeployments } from './support/graphql-expect.ts';
 import { restCaller, TIMESTAMP, UUID } from './support/write-calls.ts';
+
+// A deployment imported with a revision in progress: the original's data plane was building it, none here is.
+const IMPORTED_BUILDING = 'bbbbbbbb-0000-4000-8000-000000000043';
+const [importedDeployment] = newerAcmeDeployments(1, () => ({
+  name: 'imported-while-building', latest_revision_id: IMPORTED_BUILDING,
+  revisions: [{ id: IMPORTED_BUILDING, status: 'BUILDING', created_at: '2030-01-01T00:00:00Z' }],
+}));
 
 let fixture: FixtureApp<'writer' | 'plane' | 'globexPlane' | 'twoTenantPlane' | 'reader'>;
 beforeAll(async () => {
-  fixture = await startFixtureApp([], {
+  fixture = await startFixtureApp([{ deployments: [importedDeployment!] }], {
     writer: { tenants: [ACME], mayWrite: true },
     plane: { tenants: [ACME], mayReconcile: true },
     globexPlane: { tenants: [GLOBEX], mayReconcile: true },
@@ -118,6 +126,14 @@ describe('the state machine', () => {
     expect(meanwhile.json.leases.map((l: { revision_id: string }) => l.revision_id)).not.toContain(second);
     await report(first, leaseId, 'DEPLOYED');
     expect(await claim(second)).toMatch(UUID);
+  });
+
+  it('is not held back by a revision imported in progress, which no data plane here holds', async () => {
+    const patched = await call('PATCH', `/v2/deployments/${importedDeployment!.id}`, { body: { source_revision_config: { repo_ref: 'main' } } });
+    expect(patched.status, patched.text).toBe(200);
+    expect(await claim(patched.json.latest_revision_id)).toMatch(UUID);
+    // The imported revision is left as the original reported it: the service changes no status on its own.
+    expect(await revisionStatus(importedDeployment!.id, IMPORTED_BUILDING)).toBe('BUILDING');
   });
 });
 

@@ -27,14 +27,16 @@ export async function ensureDemoData(orm: AppOrm, cipher: SecretCipher, dataDir:
     const stored = await em.getRepository(ApiKeySchema).findByPresentedKey(key);
     if (!stored) key = undefined; // the database was replaced: issue a new key below
     else if (stored.revokedAt) return { revokedPrefix: stored.prefix };
-    else if (!stored.mayWrite) {
-      // A demo key issued before writes existed: the demo key is the newcomer's, and may write.
+    else if (!stored.mayWrite || !stored.mayReconcile) {
+      // A demo key issued before writes or data planes existed: the demo key is the newcomer's, and may do
+      // everything in the demo tenant, running the simulated data plane included.
       stored.mayWrite = true;
+      stored.mayReconcile = true;
       await em.flush();
     }
   }
   if (!key) {
-    ({ key } = await issueApiKey(em, { tenantIds: [DEMO_TENANT_ID], name: 'demo', mayReadSecrets: true, mayWrite: true }));
+    ({ key } = await issueApiKey(em, { tenantIds: [DEMO_TENANT_ID], name: 'demo', mayReadSecrets: true, mayWrite: true, mayReconcile: true }));
     await fs.writeFile(keyFile, `${key}\n`, { mode: 0o600 });
   }
   return { key };

@@ -42,8 +42,9 @@ export interface RevisionClaim {
 
 /**
  * Up to `limit` queued revisions, oldest first, each now AWAITING_BUILD under a lease of this data plane's. A
- * revision is taken by one claim only (others skip the rows a claim has locked), and never while another revision
- * of its deployment is in progress: a deployment rolls out one revision at a time.
+ * revision is taken by one claim only (others skip the rows a claim has locked), and never while a data plane
+ * holds another revision of its deployment: a deployment rolls out one revision at a time. (A revision imported
+ * in progress has no lease here: nobody in this service holds it, and it holds nothing back.)
  */
 export async function claimRevisions(scope: DataPlaneScope, limit: number): Promise<RevisionClaim[]> {
   return inTransaction(scope, async (tx) => {
@@ -51,7 +52,10 @@ export async function claimRevisions(scope: DataPlaneScope, limit: number): Prom
       `with candidate as (
          select r.id from revision r
          where r.tenant_id = any(?::uuid[]) and r.status = 'QUEUED'
-           and not exists (select 1 from revision o where o.deployment_id = r.deployment_id and o.status in (${IN_PROGRESS_SQL}))
+           and not exists (
+             select 1 from revision o join revision_lease l on l.revision_id = o.id
+             where o.deployment_id = r.deployment_id and o.status in (${IN_PROGRESS_SQL}) and l.expires_at is not null
+           )
          order by r.created_at, r.id
          limit ?
          for update of r skip locked
