@@ -7,9 +7,9 @@
 // answer (test/graphql-over-http.test.ts, "a document with several operations").
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { DocumentNode, ExecutionArgs, ExecutionResult } from 'graphql';
-import { makeExecute, makeSubscribe, type Plugin } from 'graphql-yoga';
+import { makeExecute, type Plugin } from 'graphql-yoga';
 
-export type CompiledOperation = Pick<CompiledQuery, 'query' | 'subscribe'>;
+export type CompiledOperation = Pick<CompiledQuery, 'query'>;
 
 export class CompiledOperations {
   readonly #byDocument = new WeakMap<DocumentNode, Map<string, CompiledOperation>>();
@@ -37,19 +37,17 @@ export class CompiledOperations {
   }
 }
 
+/**
+ * Queries and mutations run compiled. Subscriptions run on graphql-js: graphql-jit 0.8's compiled subscribe hands
+ * the subscription field's resolver the operation's variables as its arguments, so a literal argument
+ * (`revisionUpdated(deploymentId: "…")`, `deploymentUpdated(filter: {…})`) never reached it
+ * (test/live-update-arguments.test.ts).
+ */
 export function useCompiledOperations(operations: CompiledOperations): Plugin {
-  const run = (args: ExecutionArgs) => {
-    const operation = operations.of(args);
-    return (operation.subscribe ?? operation.query)(args.rootValue, args.contextValue, args.variableValues);
-  };
-  const execute = makeExecute(run);
-  const subscribe = makeSubscribe(run);
+  const execute = makeExecute((args: ExecutionArgs) => operations.of(args).query(args.rootValue, args.contextValue, args.variableValues));
   return {
     onExecute({ args, setExecuteFn }) {
       if (!operations.runsInterpreted(args.document)) setExecuteFn(execute);
-    },
-    onSubscribe({ args, setSubscribeFn }) {
-      if (!operations.runsInterpreted(args.document)) setSubscribeFn(subscribe);
     },
   };
 }
