@@ -24,10 +24,14 @@ export interface AppSetup {
   replicas?: ReadReplicas;
   /** Limits, CORS, logger, production switches: what the service passes from its configuration. */
   options?: AppOptions;
+  /** How long a data plane's claim or report keeps its lease (default: the service's). */
+  revisionLeaseSeconds?: number;
 }
 
 export async function startApp(orm: AppOrm, cipher: SecretCipher, apiKeys?: ApiKeyCache, setup: AppSetup = {}): Promise<RunningApp> {
-  const app = createApp({ orm, cipher, apiKeys, rateLimiter: setup.rateLimiter, notifications: setup.notifications, replicas: setup.replicas }, setup.options);
+  const app = createApp({
+    orm, cipher, apiKeys, rateLimiter: setup.rateLimiter, notifications: setup.notifications, replicas: setup.replicas, revisionLeaseSeconds: setup.revisionLeaseSeconds,
+  }, setup.options);
   const { server } = app;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -4,6 +4,7 @@ import { startApp, type RunningApp } from './app-server.ts';
 import { importFixture, issueKey, newCipher } from './fixtures.ts';
 import { importExtra, type Doc } from './graphql-expect.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
+import type { SecretCipher } from '../../src/modules/secrets/secret-cipher.ts';
 
 export interface KeySpec {
   tenants: string[];
@@ -14,6 +15,8 @@ export interface KeySpec {
 
 export interface FixtureApp<Name extends string> {
   db: TestDatabase;
+  /** The cipher of the fixture's secrets (for another app on `db`). */
+  cipher: SecretCipher;
   app: RunningApp;
   keys: Record<Name, string>;
   close(): Promise<void>;
@@ -28,7 +31,7 @@ export async function startFixtureApp<Name extends string>(extra: Doc[], keySpec
   for (const [name, spec] of Object.entries(keySpecs) as [Name, KeySpec][]) keys[name] = await issueKey(db.orm.em, spec.tenants, spec.mayReadSecrets, spec.mayWrite, spec.mayReconcile);
   const app = await startApp(db.orm, cipher);
   return {
-    db, app, keys,
+    db, cipher, app, keys,
     async close() {
       await app.close();
       await db.drop();

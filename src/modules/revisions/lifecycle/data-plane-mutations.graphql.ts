@@ -36,7 +36,9 @@ function revisionIdOf(id: string | number): string {
 
 // The records beside the ids in the payloads are read through the caller's tenant's loaders: a data-plane key
 // of several tenants that named none (X-Tenant-Id) has no tenant to read in, so selecting them is refused
-// (FORBIDDEN) and the ids say what to read with the tenant named.
+// (FORBIDDEN) and the ids say what to read with the tenant named. They are nullable so that the refusal stays
+// on them: the write has committed, and the ids (a claim's lease ids above all) must still reach the caller.
+const READABLE_WITH_ONE_TENANT = 'Null (with a FORBIDDEN error) when the request acts for several tenants: name one with X-Tenant-Id.';
 
 builder.objectType(InvalidTransition, {
   name: 'InvalidTransitionError',
@@ -72,13 +74,15 @@ const RevisionLeaseRef = builder.objectRef<RevisionClaim>('RevisionLease').imple
     deploymentId: t.field({ type: 'UUID', description: 'Raw id of its deployment.', resolve: (lease) => lease.deploymentId }),
     revision: t.field({
       type: RevisionRef,
-      description: 'The revision claimed (AWAITING_BUILD). Readable when the request acts for one tenant.',
-      resolve: async (lease, _args, ctx) => (await ctx.loaders.revisions.byId.load(lease.revisionId))!,
+      nullable: true,
+      description: `The revision claimed (AWAITING_BUILD). ${READABLE_WITH_ONE_TENANT}`,
+      resolve: async (lease, _args, ctx) => (await ctx.loaders.revisions.byId.load(lease.revisionId)) ?? null,
     }),
     deployment: t.field({
       type: DeploymentRef,
-      description: 'Its deployment: what to build and run (secrets in clear only for a key with --read-secrets). Readable when the request acts for one tenant.',
-      resolve: async (lease, _args, ctx) => (await ctx.loaders.deployments.byId.load(lease.deploymentId))!,
+      nullable: true,
+      description: `Its deployment: what to build and run (secrets in clear only for a key with --read-secrets). ${READABLE_WITH_ONE_TENANT}`,
+      resolve: async (lease, _args, ctx) => (await ctx.loaders.deployments.byId.load(lease.deploymentId)) ?? null,
     }),
   }),
 });
@@ -139,8 +143,8 @@ builder.mutationField('reportRevisionStatus', (t) => t.field({
       applied: p.exposeBoolean('applied', { description: 'False when the revision already had the status (a retried report): only the lease was renewed.' }),
       leaseExpiresAt: p.field({ type: 'DateTime', nullable: true, description: 'When the lease lapses unless renewed; null once the revision is final.', resolve: (payload) => payload.leaseExpiresAt }),
       revision: p.field({
-        type: RevisionRef, description: 'The revision. Readable when the request acts for one tenant.',
-        resolve: async (payload, _args, ctx) => (await ctx.loaders.revisions.byId.load(payload.revisionId))!,
+        type: RevisionRef, nullable: true, description: `The revision. ${READABLE_WITH_ONE_TENANT}`,
+        resolve: async (payload, _args, ctx) => (await ctx.loaders.revisions.byId.load(payload.revisionId)) ?? null,
       }),
     }),
   }),
@@ -221,8 +225,8 @@ builder.mutationField('reportDeploymentStatus', (t) => t.field({
       clientMutationId: p.string({ nullable: true, description: 'As sent in the input.', resolve: (payload) => payload.clientMutationId ?? null }),
       deploymentId: p.field({ type: 'UUID', description: 'Raw id of the deployment.', resolve: (payload) => payload.deploymentId }),
       deployment: p.field({
-        type: DeploymentRef, description: 'The deployment. Readable when the request acts for one tenant.',
-        resolve: async (payload, _args, ctx) => (await ctx.loaders.deployments.byId.load(payload.deploymentId))!,
+        type: DeploymentRef, nullable: true, description: `The deployment. ${READABLE_WITH_ONE_TENANT}`,
+        resolve: async (payload, _args, ctx) => (await ctx.loaders.deployments.byId.load(payload.deploymentId)) ?? null,
       }),
     }),
   }),

@@ -57,15 +57,23 @@ export const checkStatusReport = check(RevisionStatusReport);
 export const checkDeploymentReport = check(DeploymentStatusReport);
 export const checkBuildLogsRequest = check(BuildLogsRequest);
 
-/** A log append, with the number of lines checked too (the models have no list lengths). */
+/**
+ * A log append, with the number of lines checked too (the models have no list lengths). As pydantic does, a
+ * wrong number of lines is listed beside the other fields' problems (lines is the last field: last).
+ */
 export const checkLogAppend: Check = (json) => {
   const checked = validateModel(LogAppend, json);
-  if (!checked.ok) return checked;
-  const { lines } = checked.value;
-  if (lines.length === 0) return { ok: false, errors: [pydanticError.tooShort(['lines'], lines, 1, 0)] };
-  if (lines.length > MAX_LOG_LINES) return { ok: false, errors: [pydanticError.tooLong(['lines'], lines, MAX_LOG_LINES, lines.length)] };
-  return checked;
+  const lines = checked.ok ? checked.value.lines : (json as { lines?: unknown } | null)?.lines;
+  const length = Array.isArray(lines) ? linesLengthProblem(lines) : undefined;
+  if (checked.ok) return length ? { ok: false, errors: [length] } : checked;
+  return length && !checked.errors.some((error) => error.loc[0] === 'lines') ? { ok: false, errors: [...checked.errors, length] } : checked;
 };
+
+function linesLengthProblem(lines: unknown[]): ValueProblem | undefined {
+  if (lines.length === 0) return pydanticError.tooShort(['lines'], lines, 1, 0);
+  if (lines.length > MAX_LOG_LINES) return pydanticError.tooLong(['lines'], lines, MAX_LOG_LINES, lines.length);
+  return undefined;
+}
 
 /** JSON Schemas of the bodies and the models inside them, by OpenAPI component name. */
 export function dataPlaneRequestSchemas(): Record<string, Record<string, unknown>> {
