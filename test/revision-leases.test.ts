@@ -7,7 +7,10 @@
 // tests wait until the database's clock is past a lease (never asserting how long that took) and then run the
 // sweep each gateway process runs on its timer.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_CLAIMS, recoverLapsedLeases, type RecoveredRevision } from '../src/modules/revisions/lifecycle/lease-expiry.ts';
+import {
+  MAX_CLAIMS, leaseSweepIntervalMs, recoverLapsedLeases, startLeaseSweeps, type RecoveredRevision,
+} from '../src/modules/revisions/lifecycle/lease-expiry.ts';
+import { createLogger } from '../src/observability/logger.ts';
 import {
   claimThe, graphqlPlane, listenToTransitions, queuedDeployments, restPlane, storedRevision, untilLapsed, APPEND, REPORT, type QueuedDeployment,
 } from './support/data-plane.ts';
@@ -206,5 +209,24 @@ describe('retries', () => {
     const stored = await fixture.db.query<{ line: number; message: string }>('select line, message from revision_log_line where revision_id = $1 order by line', [revisionId]);
     expect(stored).toEqual([...lines, 'Successfully built'].map((message, line) => ({ line, message })));
     expect((await reportRest(revisionId, lease, 'BUILD_FAILED', 'survivor')).json.applied).toBe(true);
+  });
+});
+
+describe('the sweep every gateway process runs on its timer', () => {
+  it('recovers a lapsed lease with nobody asking, within its interval (a quarter of the lease, at least a second)', async () => {
+    expect([leaseSweepIntervalMs(2), leaseSweepIntervalMs(60), leaseSweepIntervalMs(3600)]).toEqual([1_000, 5_000, 5_000]);
+    const stop = startLeaseSweeps(fixture.db.orm.em, leaseSweepIntervalMs(2), createLogger('silent'));
+    try {
+      const [deployment] = await queued();
+      await claimThe(killed(), deployment!.revisionId);
+      // Bounded, not timed: the process's own sweep must get there without a call from the test.
+      for (let waited = 0; (await seen(deployment!)).status !== 'QUEUED'; waited += 250) {
+        if (waited > 20_000) throw new Error('the lapsed lease was not recovered by the timer');
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(await seen(deployment!)).toMatchObject({ status: 'QUEUED', statusMessage: LAPSED_MESSAGE });
+    } finally {
+      stop();
+    }
   });
 });
