@@ -52,7 +52,7 @@ export function connectionSlice(args: ConnectionArgs, decode: (cursor: string) =
  * the direction it was read, `beyondFarSide` whether rows lie at or beyond its far cursor.
  */
 export function connectionOf<Node>(
-  nodes: readonly Node[], cursorOf: (node: Node) => string, slice: ConnectionSlice, more: boolean, beyondFarSide: boolean,
+  nodes: readonly Node[], cursorOf: (node: Node) => string, slice: Pick<ConnectionSlice, 'from'>, more: boolean, beyondFarSide: boolean,
 ) {
   const edges = nodes.map((node) => ({ cursor: cursorOf(node), node }));
   const fromEnd = slice.from === 'end';

@@ -2,6 +2,7 @@
 // same lines: rest/build-logs.route.ts), and the status message of its last report.
 import { builder } from '../../../graphql/builder.ts';
 import { badUserInput } from '../../../graphql/errors.ts';
+import { connectionOf } from '../../../graphql/paging.ts';
 import { RevisionRef } from '../revision.graphql.ts';
 import { LOG_PHASES, type LogPhase } from './revision-log-line.entity.ts';
 import { countLogLines, readLogLines, type LogLine } from './revision-logs.ts';
@@ -92,20 +93,11 @@ builder.objectFields(RevisionRef, (t) => ({
         const more = lines.length > count;
         const page = lines.slice(0, count);
         if (fromEnd) page.reverse();
-        // Lines are numbered without gaps: lines lie before `after` when it is past line 0, and after `before` when it is not the end.
+        // Lines are numbered without gaps: the line `after` names is there, and lines follow `before` unless it is the end.
         const beyondFarSide = fromEnd
           ? before !== undefined && before < await countLogLines(em, revision.id, phase)
           : after !== undefined;
-        const edges = page.map((line) => ({ cursor: cursorOf(line.line), node: line }));
-        return {
-          edges,
-          pageInfo: {
-            hasNextPage: fromEnd ? beyondFarSide : more,
-            hasPreviousPage: fromEnd ? more : beyondFarSide,
-            startCursor: edges[0]?.cursor ?? null,
-            endCursor: edges.at(-1)?.cursor ?? null,
-          },
-        };
+        return connectionOf(page, (line) => cursorOf(line.line), { from: fromEnd ? 'end' : 'start' }, more, beyondFarSide);
       },
     },
     { name: 'RevisionLogConnection', description: 'A slice of a revision\'s log with cursors for its neighbours.' },
