@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureApp, type FixtureApp } from './support/fixture-app.ts';
 import { ACME, GLOBEX } from './support/fixtures.ts';
-import { rawRequest, type RawResponse } from './support/raw-http.ts';
+import { cliHttp, lookUpByName } from './support/cli-http.ts';
 import { TERMINAL_STATUSES } from './support/write-calls.ts';
 
 let fixture: FixtureApp<'cli' | 'twoTenants'>;
@@ -15,31 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => fixture?.close());
 
-interface CliAnswer {
-  status: number;
-  /** What the CLI decodes: undefined for an empty body (its "no result"). */
-  json: any;
-  raw: RawResponse;
-}
-
-/** One request as the CLI's HTTP client sends it (§6.1). */
-async function cli(method: string, path: string, { body, key = fixture.keys.cli, tenant }: { body?: string; key?: string; tenant?: string } = {}): Promise<CliAnswer> {
-  const headers: Record<string, string> = { 'X-Api-Key': key, Accept: 'application/json' };
-  if (tenant) headers['X-Tenant-ID'] = tenant;
-  if (body !== undefined) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) });
-  const raw = await rawRequest(`${fixture.app.url}${path}`, { method, headers, body });
-  const text = raw.body.toString('utf8');
-  // A 2xx body must be empty or JSON: anything else is the CLI's "Failed to decode response".
-  if (raw.status >= 200 && raw.status < 300 && text !== '') expect(raw.headers['content-type']).toBe('application/json');
-  return { status: raw.status, json: text === '' ? undefined : JSON.parse(text), raw };
-}
-
-/** §6.3 step 2: the first element of `resources` whose name is exactly `name`. */
-async function lookUp(name: string, tenant?: string, key?: string): Promise<string | undefined> {
-  const answer = await cli('GET', `/v2/deployments?name_contains=${name}`, { tenant, key });
-  expect(answer.status).toBe(200);
-  return answer.json.resources.find((resource: { name: string }) => resource.name === name)?.id;
-}
+const cli = cliHttp(() => fixture.app.url, () => fixture.keys.cli);
+const lookUp = (name: string, tenant?: string, key?: string) => lookUpByName(cli, name, { tenant, key });
 
 /** §6.5: the newest revision, polled once; its status must not end the CLI's poll (a build here never runs). */
 async function pollOnce(id: string, patched: { latest_revision_id: string }, tenant?: string, key?: string): Promise<string> {
