@@ -3,7 +3,9 @@ import { Migration } from '@mikro-orm/migrations';
 // The revision lifecycle (docs/decisions.md#revision-lifecycle): API keys gain the data planes' permission,
 // revisions a status message, leases and log lines tables of their own (both go with their revision), and every
 // status change of a revision is announced on `revision_transition` (revisions/lifecycle/revision-transitions.ts):
-// `<tenant> <deployment> <revision> <from status, or - for a new revision> <to status> <updated_at, epoch ms>`.
+// `<tenant> <deployment> <revision> <from status, or - for a new revision> <to status> <updated_at, epoch ms>`,
+// the time cut to the millisecond as every read of updated_at cuts it (rounded, it was a millisecond after the
+// revision's `updatedAt` half the time).
 // A new revision is announced only when it starts QUEUED: an import of old revisions announces nothing new.
 
 export class Migration20261127125613_lifecycle extends Migration {
@@ -36,7 +38,7 @@ export class Migration20261127125613_lifecycle extends Migration {
 begin
   perform pg_notify('revision_transition', concat_ws(' ', new.tenant_id, new.deployment_id, new.id,
     case when tg_op = 'INSERT' then '-' else old.status end, new.status,
-    (extract(epoch from new.updated_at) * 1000)::bigint));
+    floor(extract(epoch from new.updated_at) * 1000)::bigint));
   return null;
 end $$;`);
     this.addSql(`create trigger "revision_transition_insert" after insert on "revision" for each row when (new.status = 'QUEUED') execute function revision_transition_notify();`);
