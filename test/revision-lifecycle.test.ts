@@ -1,10 +1,12 @@
 // The revision lifecycle as data planes and clients see it (docs/decisions.md#revision-lifecycle): claims,
 // reports checked against the state machine, DEPLOYED making the active revision, SKIPPED for a queued revision
 // superseded, log lines stored once and read back by the CLI's build_logs call, and who may do any of it.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureApp, type FixtureApp } from './support/fixture-app.ts';
-import { ACME, GLOBEX } from './support/fixtures.ts';
-import { newerAcmeDeployments } from './support/graphql-expect.ts';
+import { ACME, GLOBEX, newCipher } from './support/fixtures.ts';
+import { importExtra, newerAcmeDeployments } from './support/graphql-expect.ts';
+import { deploymentRecord } from './support/live-data.ts';
 import { restCaller, TIMESTAMP, UUID } from './support/write-calls.ts';
 
 // A deployment imported with a revision in progress: the original's data plane was building it, none here is.
@@ -134,6 +136,18 @@ describe('the state machine', () => {
     expect(await claim(patched.json.latest_revision_id)).toMatch(UUID);
     // The imported revision is left as the original reported it: the service changes no status on its own.
     expect(await revisionStatus(importedDeployment!.id, IMPORTED_BUILDING)).toBe('BUILDING');
+  });
+
+  it('claims only the oldest of a deployment\'s queued revisions (an import may leave several), also with two claims at once', async () => {
+    const [id, older, newer] = [randomUUID(), randomUUID(), randomUUID()];
+    await importExtra(fixture.db.orm.em, newCipher(), { deployments: [deploymentRecord(id, ACME, `two-queued-${Date.now()}`, 'READY', {
+      revisions: [{ id: older, status: 'QUEUED', created_at: '2026-03-01T00:00:00Z' }, { id: newer, status: 'QUEUED', created_at: '2026-03-02T00:00:00Z' }],
+      latest_revision_id: newer,
+    })] });
+    const claims = await Promise.all([fixture.keys.plane, fixture.keys.twoTenantPlane].map((key) => call('POST', '/v2/data-plane/claims', { key, body: { limit: 100 } })));
+    const ofDeployment = claims.flatMap((answer) => answer.json.leases).filter((l: { deployment_id: string }) => l.deployment_id === id);
+    expect(ofDeployment.map((l: { revision_id: string }) => l.revision_id)).toEqual([older]);
+    expect(await revisionStatus(id, newer)).toBe('QUEUED');
   });
 });
 

@@ -44,7 +44,9 @@ export interface RevisionClaim {
  * Up to `limit` queued revisions, oldest first, each now AWAITING_BUILD under a lease of this data plane's. A
  * revision is taken by one claim only (others skip the rows a claim has locked), and never while a data plane
  * holds another revision of its deployment: a deployment rolls out one revision at a time. (A revision imported
- * in progress has no lease here: nobody in this service holds it, and it holds nothing back.)
+ * in progress has no lease here: nobody in this service holds it, and it holds nothing back.) Of a deployment's
+ * queued revisions (an import may leave several) only the oldest is a candidate, so one claim, or two at once,
+ * never take two of them.
  */
 export async function claimRevisions(scope: DataPlaneScope, limit: number): Promise<RevisionClaim[]> {
   return inTransaction(scope, async (tx) => {
@@ -56,6 +58,7 @@ export async function claimRevisions(scope: DataPlaneScope, limit: number): Prom
              select 1 from revision o join revision_lease l on l.revision_id = o.id
              where o.deployment_id = r.deployment_id and o.status in (${IN_PROGRESS_SQL}) and l.expires_at is not null
            )
+           and not exists (select 1 from revision q where q.deployment_id = r.deployment_id and q.status = 'QUEUED' and (q.created_at, q.id) < (r.created_at, r.id))
          order by r.created_at, r.id
          limit ?
          for update of r skip locked
