@@ -1,0 +1,91 @@
+// The four GraphQL mutations a data plane sends (docs/graphql.md#data-planes), and the shape of their answers.
+// The types are written by hand: four small documents against a stable part of the schema. A test
+// (test/example-data-plane.test.ts) validates these documents against the gateway's schema, so a schema change
+// that breaks them fails CI before a data plane finds out.
+
+/** A revision status, as the schema's `RevisionStatus` enum spells it. */
+export type RevisionStatus =
+  | 'CREATING' | 'QUEUED' | 'AWAITING_BUILD' | 'BUILDING' | 'AWAITING_DEPLOY' | 'DEPLOYING' | 'CREATE_FAILED'
+  | 'BUILD_FAILED' | 'DEPLOY_FAILED' | 'DEPLOYED' | 'SKIPPED' | 'INTERRUPTED' | 'UNKNOWN';
+
+/** Takes up to `limit` queued revisions, oldest first; each comes back AWAITING_BUILD under a lease of ours. */
+export const CLAIM_REVISIONS = `mutation ClaimRevisions($input: ClaimRevisionsInput!) {
+  claimRevisions(input: $input) { leases { leaseId expiresAt tenantId revisionId deploymentId } }
+}`;
+
+export interface RevisionLease {
+  leaseId: string;
+  /** When the lease lapses unless a report renews it (ISO 8601). */
+  expiresAt: string;
+  tenantId: string;
+  revisionId: string;
+  deploymentId: string;
+}
+
+export interface ClaimRevisionsResult {
+  claimRevisions: { leases: RevisionLease[] };
+}
+
+/** Moves a revision to `status`; the status it already has again only renews the lease. */
+export const REPORT_REVISION_STATUS = `mutation ReportRevisionStatus($input: ReportRevisionStatusInput!) {
+  reportRevisionStatus(input: $input) {
+    __typename
+    ... on ReportRevisionStatusPayload { status applied leaseExpiresAt }
+    ... on LeaseLostError { status }
+    ... on InvalidTransitionError { from to }
+    ... on MutationError { message }
+  }
+}`;
+
+export type ReportRevisionStatusResult = {
+  reportRevisionStatus:
+    | { __typename: 'ReportRevisionStatusPayload'; status: RevisionStatus; applied: boolean; leaseExpiresAt: string | null }
+    | { __typename: 'LeaseLostError'; status: RevisionStatus; message: string }
+    | { __typename: 'InvalidTransitionError'; from: RevisionStatus; to: RevisionStatus; message: string }
+    | { __typename: 'RevisionNotFoundError'; message: string };
+};
+
+/** Appends log lines, numbered from 0 per revision and phase; lines sent again are stored once. */
+export const APPEND_REVISION_LOGS = `mutation AppendRevisionLogs($input: AppendRevisionLogsInput!) {
+  appendRevisionLogs(input: $input) {
+    __typename
+    ... on AppendRevisionLogsPayload { appended nextLine leaseExpiresAt }
+    ... on LeaseLostError { status }
+    ... on LogLinesOutOfOrderError { expectedLine }
+    ... on MutationError { message }
+  }
+}`;
+
+export type LogPhase = 'BUILD' | 'DEPLOY';
+
+export interface LogLine {
+  message: string;
+  level: string;
+  timestamp: string;
+}
+
+export type AppendRevisionLogsResult = {
+  appendRevisionLogs:
+    | { __typename: 'AppendRevisionLogsPayload'; appended: number; nextLine: number; leaseExpiresAt: string | null }
+    | { __typename: 'LeaseLostError'; status: RevisionStatus; message: string }
+    | { __typename: 'LogLinesOutOfOrderError'; expectedLine: number; message: string }
+    | { __typename: 'RevisionNotFoundError'; message: string };
+};
+
+/** What the data plane sees of a deployment it runs: its status and where it answers. */
+export const REPORT_DEPLOYMENT_STATUS = `mutation ReportDeploymentStatus($input: ReportDeploymentStatusInput!) {
+  reportDeploymentStatus(input: $input) {
+    __typename
+    ... on ReportDeploymentStatusPayload { deploymentId }
+    ... on MutationError { message }
+  }
+}`;
+
+export type ReportDeploymentStatusResult = {
+  reportDeploymentStatus:
+    | { __typename: 'ReportDeploymentStatusPayload'; deploymentId: string }
+    | { __typename: 'DeploymentNotFoundError'; message: string };
+};
+
+/** Every document of this example, for the test that validates them against the schema. */
+export const DOCUMENTS = { CLAIM_REVISIONS, REPORT_REVISION_STATUS, APPEND_REVISION_LOGS, REPORT_DEPLOYMENT_STATUS };

@@ -1,0 +1,260 @@
+// A data-plane SIMULATOR: it builds nothing and runs nothing. It talks to the gateway exactly as a real data
+// plane does, through the public data-plane API only (GraphQL at /graphql, with a key issued with --reconcile):
+// it claims queued revisions, walks each through AWAITING_BUILD → BUILDING → AWAITING_DEPLOY → DEPLOYING →
+// DEPLOYED with STEP_MS between two reports, appends made-up build and deploy log lines, and finally reports the
+// deployment READY at https://<deployment id>.example.invalid. So a newcomer can create a deployment (in
+// GraphiQL, with the CLI, over REST) and watch its revision become DEPLOYED live.
+//
+// Run it with `RECONCILE_KEY=<key> npm run example:data-plane` beside `npm start` (examples/data-plane/README.md).
+// It keeps going until SIGINT or SIGTERM: then it claims nothing more, lets the revisions it holds finish, and
+// exits 0; a second signal stops at once (their leases lapse and the gateway queues them again).
+import { GatewayClient, GatewayError, GatewayUnavailable, readSettings, type Settings } from './gateway.ts';
+import {
+  APPEND_REVISION_LOGS, CLAIM_REVISIONS, REPORT_DEPLOYMENT_STATUS, REPORT_REVISION_STATUS,
+  type AppendRevisionLogsResult, type ClaimRevisionsResult, type LogPhase, type ReportDeploymentStatusResult,
+  type ReportRevisionStatusResult, type RevisionLease, type RevisionStatus,
+} from './operations.ts';
+
+/** Revisions walked at once (a real data plane: its free builders). */
+const CAPACITY = 4;
+/** With nothing queued, or every slot taken: how long before asking again. */
+const IDLE_MS = 1000;
+/** After a failure worth retrying (the gateway unreachable, restarting, rate limited): how long before the next try. */
+const RETRY_MS = 2000;
+/** Shortest time between two lease renewals. */
+const MIN_RENEWAL_MS = 250;
+
+/** Said with every status it reports (the revision's `statusMessage`), so nobody takes it for a real build. */
+const SAYS = 'Simulated by examples/data-plane: nothing was built or run.';
+
+const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 23)} ${line}`);
+const short = (id: string) => id.slice(0, 8);
+
+/** Stops the walk of one revision: the gateway said it is no longer ours to report on (or never was). */
+class Dropped extends Error {
+  override name = 'Dropped';
+}
+
+/** The second signal: leave at once. */
+class Abandoned extends Error {
+  override name = 'Abandoned';
+}
+
+/** Waits `ms`, or less when `signal` aborts (then throws Abandoned). */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(new Abandoned());
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new Abandoned());
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** The simulated logs: what a build and a roll-out might print, each line saying it is simulated. */
+const BUILD_LOG_START = (lease: RevisionLease) => [
+  `[simulator] build of revision ${lease.revisionId} started (nothing is built)`,
+  '[simulator] Step 1/3 : FROM registry.example.invalid/base:latest',
+  '[simulator] Step 2/3 : COPY . /app',
+];
+const BUILD_LOG_END = () => ['[simulator] Step 3/3 : CMD ["serve"]', '[simulator] image pushed (none was)'];
+const DEPLOY_LOG = (lease: RevisionLease) => [
+  `[simulator] rolling out to deployment ${lease.deploymentId} (nothing runs)`,
+  '[simulator] 1/1 replicas ready',
+];
+
+/** One claimed revision, walked through its statuses under its lease. */
+class RevisionWalk {
+  readonly #client: GatewayClient;
+  readonly #lease: RevisionLease;
+  readonly #settings: Settings;
+  readonly #abandon: AbortSignal;
+  #status: RevisionStatus = 'AWAITING_BUILD';
+  /** When (local clock) to renew the lease while waiting: halfway through what the gateway last granted. */
+  #renewAt: number;
+  readonly #nextLine: Record<LogPhase, number> = { BUILD: 0, DEPLOY: 0 };
+
+  constructor(client: GatewayClient, lease: RevisionLease, settings: Settings, abandon: AbortSignal) {
+    this.#client = client;
+    this.#lease = lease;
+    this.#settings = settings;
+    this.#abandon = abandon;
+    this.#renewAt = this.#halfwayTo(lease.expiresAt);
+  }
+
+  get #name(): string {
+    return `revision ${short(this.#lease.revisionId)} of deployment ${short(this.#lease.deploymentId)}`;
+  }
+
+  async run(): Promise<void> {
+    log(`${this.#name}: claimed (AWAITING_BUILD)`);
+    try {
+      await this.#pause();
+      await this.#report('BUILDING');
+      await this.#append('BUILD', BUILD_LOG_START(this.#lease));
+      await this.#pause();
+      await this.#append('BUILD', BUILD_LOG_END());
+      await this.#report('AWAITING_DEPLOY');
+      await this.#pause();
+      await this.#report('DEPLOYING');
+      await this.#append('DEPLOY', DEPLOY_LOG(this.#lease));
+      await this.#pause();
+      await this.#report('DEPLOYED');
+      const customUrl = `https://${this.#lease.deploymentId}.example.invalid`;
+      await this.#reportDeployment(customUrl);
+      log(`${this.#name}: deployment reported READY at ${customUrl}`);
+    } catch (error) {
+      if (error instanceof Dropped) log(`${this.#name}: dropped, ${error.message}`);
+      else if (error instanceof Abandoned) log(`${this.#name}: left ${this.#status}; its lease lapses and the gateway queues it again`);
+      else throw error;
+    }
+  }
+
+  /** STEP_MS, renewing the lease on the way whenever half of it has run out. */
+  async #pause(): Promise<void> {
+    const end = Date.now() + this.#settings.stepMs;
+    for (let now = Date.now(); now < end; now = Date.now()) {
+      if (this.#renewAt >= end) {
+        await sleep(end - now, this.#abandon);
+        return;
+      }
+      await sleep(Math.max(0, this.#renewAt - now), this.#abandon);
+      // The status the revision already has, again: the gateway renews the lease and changes nothing else.
+      await this.#report(this.#status, { renewal: true });
+    }
+  }
+
+  async #report(status: RevisionStatus, { renewal = false } = {}): Promise<void> {
+    const input = { revisionId: this.#lease.revisionId, leaseId: this.#lease.leaseId, status, message: SAYS };
+    const { reportRevisionStatus: answer } = await this.#retrying(() => this.#client.request<ReportRevisionStatusResult>(REPORT_REVISION_STATUS, { input }));
+    switch (answer.__typename) {
+      case 'ReportRevisionStatusPayload':
+        this.#status = answer.status;
+        if (answer.leaseExpiresAt) this.#renewAt = this.#halfwayTo(answer.leaseExpiresAt);
+        if (!renewal) log(`${this.#name}: ${status}${answer.applied ? '' : ' (already so: a retried report, applied once)'}`);
+        return;
+      case 'LeaseLostError':
+        throw new Dropped(`its lease is lost (the revision is ${answer.status} now): another claim holds it, or it lapsed`);
+      case 'InvalidTransitionError':
+        throw new Dropped(`the gateway refused ${answer.from} → ${answer.to}: ${answer.message}`);
+      default:
+        throw new Dropped(answer.message);
+    }
+  }
+
+  /** Appends `lines` to the phase's log, numbered on from the last line the gateway has stored. */
+  async #append(phase: LogPhase, messages: string[]): Promise<void> {
+    const lines = messages.map((message) => ({ message, level: 'info', timestamp: new Date().toISOString() }));
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const input = { revisionId: this.#lease.revisionId, leaseId: this.#lease.leaseId, phase, firstLine: this.#nextLine[phase], lines };
+      const { appendRevisionLogs: answer } = await this.#retrying(() => this.#client.request<AppendRevisionLogsResult>(APPEND_REVISION_LOGS, { input }));
+      switch (answer.__typename) {
+        case 'AppendRevisionLogsPayload':
+          this.#nextLine[phase] = answer.nextLine;
+          if (answer.leaseExpiresAt) this.#renewAt = this.#halfwayTo(answer.leaseExpiresAt);
+          return;
+        case 'LogLinesOutOfOrderError':
+          // Lines would leave a gap (never from this program): number them on from where the log ends.
+          this.#nextLine[phase] = answer.expectedLine;
+          continue;
+        case 'LeaseLostError':
+          throw new Dropped(`its lease is lost (the revision is ${answer.status} now): another claim holds it, or it lapsed`);
+        default:
+          throw new Dropped(answer.message);
+      }
+    }
+  }
+
+  async #reportDeployment(customUrl: string): Promise<void> {
+    const input = { deploymentId: this.#lease.deploymentId, status: 'READY', customUrl };
+    const { reportDeploymentStatus: answer } = await this.#retrying(() => this.#client.request<ReportDeploymentStatusResult>(REPORT_DEPLOYMENT_STATUS, { input }));
+    if (answer.__typename !== 'ReportDeploymentStatusPayload') throw new Dropped(answer.message);
+  }
+
+  /** A call retried while the gateway is unavailable: every call here may be repeated (a report is applied once). */
+  async #retrying<T>(call: () => Promise<T>): Promise<T> {
+    for (;;) {
+      try {
+        return await call();
+      } catch (error) {
+        if (!(error instanceof GatewayUnavailable)) throw error;
+        log(`${this.#name}: ${error.message}; trying again in ${RETRY_MS / 1000} s`);
+        await sleep(RETRY_MS, this.#abandon);
+      }
+    }
+  }
+
+  #halfwayTo(expiresAt: string): number {
+    const now = Date.now();
+    return now + Math.max(MIN_RENEWAL_MS, (Date.parse(expiresAt) - now) / 2);
+  }
+}
+
+async function main(): Promise<void> {
+  const settings = readSettings();
+  const client = new GatewayClient(settings);
+  // The first signal: claim nothing more and let the walks finish; the second: leave at once.
+  const stopping = new AbortController();
+  const abandon = new AbortController();
+  const onSignal = (signal: string) => {
+    if (!stopping.signal.aborted) {
+      log(`${signal}: claiming nothing more; finishing ${walks.size} revision(s) in progress (${signal} again to stop at once)`);
+      stopping.abort();
+    } else {
+      abandon.abort();
+    }
+  };
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+
+  const walks = new Set<Promise<void>>();
+  log(`Data-plane SIMULATOR (builds and runs nothing): claiming queued revisions from ${settings.gatewayUrl}/graphql, `
+    + `${settings.stepMs} ms between two reports${settings.tenantId ? `, for tenant ${settings.tenantId}` : ''}. Ctrl-C to stop.`);
+
+  while (!stopping.signal.aborted) {
+    let claimed: RevisionLease[] = [];
+    if (walks.size < CAPACITY) {
+      try {
+        ({ claimRevisions: { leases: claimed } } = await client.request<ClaimRevisionsResult>(CLAIM_REVISIONS, { input: { limit: CAPACITY - walks.size } }));
+      } catch (error) {
+        if (!(error instanceof GatewayUnavailable)) throw error;
+        log(`${error.message}; trying again in ${RETRY_MS / 1000} s`);
+        await sleep(RETRY_MS, stopping.signal).catch(() => undefined);
+        continue;
+      }
+    }
+    for (const lease of claimed) {
+      const walk: Promise<void> = new RevisionWalk(client, lease, settings, abandon.signal).run()
+        .catch((error: unknown) => fail(error))
+        .finally(() => walks.delete(walk));
+      walks.add(walk);
+    }
+    // Full, or nothing was queued: wait a little (or until a walk ends) before asking again.
+    if (claimed.length === 0 || walks.size >= CAPACITY) {
+      await Promise.race([sleep(IDLE_MS, stopping.signal).catch(() => undefined), ...walks]);
+    }
+  }
+  await Promise.all(walks);
+  log('Data-plane SIMULATOR stopped.');
+}
+
+/** What to do about a refusal that repeating will not fix. */
+function hint(error: GatewayError): string | undefined {
+  if (error.codes.includes('UNAUTHENTICATED')) return 'RECONCILE_KEY is not a key this gateway knows (or it was revoked).';
+  if (error.codes.includes('FORBIDDEN')) return 'RECONCILE_KEY must be a data plane\'s key: `npm run apikey -- create --tenant <tenant id> --reconcile` (a key of several tenants: set TENANT_ID to act for one).';
+  return undefined;
+}
+
+function fail(error: unknown): never {
+  console.error(`Data-plane SIMULATOR: ${error instanceof Error ? error.message : String(error)}`);
+  const advice = error instanceof GatewayError ? hint(error) : undefined;
+  if (advice) console.error(advice);
+  process.exit(1);
+}
+
+main().catch(fail);
