@@ -1,4 +1,5 @@
-// npm run bench [-- --rounds 3 --duration 5 --connections 8 --scaling 1,8,64 --workers auto --only <name part>,…]
+// npm run bench [-- --rounds 3 --duration 5 --connections 8 --scaling 1,8,64 --workers auto --only <name part>,…
+//                   --subscriptions 100 --queue 2000]
 // Starts the service in production mode on the benchmark dataset (npm run bench:data first), counts the SQL
 // statements and the bytes read from PostgreSQL of each scenario, then drives load with autocannon from this
 // process, scenario after scenario, round after round (interleaved, so machine drift spreads over all of
@@ -8,6 +9,9 @@
 // worker) and on a second one with WORKERS=auto (--workers; '' skips it), interleaved the same way. Prints the
 // tables and writes them as JSON to bench/results/. The write scenarios (bench/write-scenarios.ts) write in a tenant
 // of their own, emptied before and after them (bench/write-tenant.ts): the reads' data stay as loaded.
+// Last, the revision lifecycle's group (bench/lifecycle.ts, in a tenant of its own too): report → event on a
+// client with `--subscriptions` revisionUpdated subscriptions open, and claims per second with one and two data
+// planes from a queue of `--queue` revisions. `--only` runs it when a part is in "lifecycle".
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,10 +22,11 @@ import { openDatabase } from '../src/db/database.ts';
 import { entities } from '../src/modules/entities.ts';
 import { benchEnvironment } from './bench-environment.ts';
 import { benchIds, tenantId } from './dataset.ts';
-import { issueBenchKeys, machineDescription, PRODUCTION_SERVICE_ENV, type BenchKeys } from './harness.ts';
+import { issueBenchKeys, machineDescription, PRODUCTION_SERVICE_ENV, serviceCpuSeconds, type BenchKeys } from './harness.ts';
 import { load as loadScenario, median, startProcess, stopProcess, type LoadSample } from './service-load.ts';
 import { scenarios, type Scenario } from './scenarios.ts';
 import { writeScenarios } from './write-scenarios.ts';
+import { formatLifecycleTables, measureLifecycle, type LifecycleResult } from './lifecycle.ts';
 import { emptyWriteTenant, prepareWriteTenant, WRITES_TENANT } from './write-tenant.ts';
 import { countStatements, type RequestCost } from './statement-count.ts';
 import { rawRequest } from '../test/support/raw-http.ts';
@@ -37,6 +42,9 @@ const { values: options } = parseArgs({
     workers: { type: 'string', default: 'auto' },
     // Only the scenarios whose names contain one of these (comma-separated), with the ceilings they compare with.
     only: { type: 'string', default: '' },
+    // The lifecycle group: revisionUpdated subscriptions open, and the claims' queue.
+    subscriptions: { type: 'string', default: '100' },
+    queue: { type: 'string', default: '2000' },
   },
 });
 const scalingConnections = options.scaling.split(',').filter(Boolean).map(Number);
@@ -62,6 +70,7 @@ const every = [...scenarios(ids), ...writeScenarios(patchPool)];
 const wanted = options.only.split(',').filter(Boolean);
 const chosen = wanted.length ? every.filter((s) => wanted.some((part) => s.name.includes(part))) : every;
 const list = every.filter((s) => chosen.includes(s) || chosen.some((c) => c.ceiling === s.name));
+const lifecycleWanted = !wanted.length || wanted.some((part) => 'lifecycle'.includes(part));
 let keys: BenchKeys;
 let costs: Map<string, RequestCost>;
 {
@@ -185,15 +194,29 @@ try {
     scenario: scenario.name, workers: manyWorkersCount, one: summary(workersSamples.get(scenario.name)!.one), many: summary(workersSamples.get(scenario.name)!.many),
   })) : [];
 
+  // The revision lifecycle, on the service of one worker (its SUBSCRIPTIONS_PER_KEY and REVISION_LEASE_SECONDS: the
+  // bench's environment's).
+  let lifecycle: LifecycleResult | undefined;
+  if (lifecycleWanted) {
+    const cipher = await openSecretsKeys(config, joined.orm.em.getConnection());
+    lifecycle = await measureLifecycle(serviceUrl, joined.orm.em, cipher, {
+      subscriptions: Number(options.subscriptions), queue: Number(options.queue), rounds, fanOutRevisions: 5,
+      subscriptionsPerKey: config.subscriptionsPerKey, leaseSeconds: config.revisionLeaseSeconds, serviceCpuSeconds: () => serviceCpuSeconds(service.child.pid!),
+    }, (line) => process.stdout.write(`\r${line.padEnd(80)}`));
+    process.stdout.write('\n');
+  }
+
   const machine = machineDescription();
   const settings = `${rounds} rounds × ${duration} s per scenario, ${connections} connections, median of rounds`;
-  console.log(formatTable(results, machine, settings));
+  if (results.length) console.log(formatTable(results, machine, settings));
+  else console.log(`Machine: ${machine}`);
   if (scalingConnections.length && scaling.length) console.log(`\n${formatScalingTable(scaling)}`);
   if (workers.length) console.log(`\n${formatWorkersTable(workers, connections)}`);
+  if (lifecycle) console.log(`\n${formatLifecycleTables(lifecycle)}`);
   const dir = path.join(PROJECT_ROOT, 'bench', 'results');
   fs.mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const json = JSON.stringify({ date: new Date().toISOString(), machine, settings, results, scaling, workers }, null, 2);
+  const json = JSON.stringify({ date: new Date().toISOString(), machine, settings, results, scaling, workers, lifecycle }, null, 2);
   // A partial run (--only) is a comparison, not the latest result of the benchmark: it goes beside it.
   const name = wanted.length ? `partial-${stamp}.json` : `${stamp}.json`;
   fs.writeFileSync(path.join(dir, name), json);

@@ -44,11 +44,17 @@ export async function prepareWriteTenant(em: EntityManager, cipher: SecretCipher
  * Removes every row the write scenarios made, and says how many deployments that was; with `vacuum`, then
  * vacuums the tables they wrote to.
  */
-export async function emptyWriteTenant(em: EntityManager, { vacuum = false } = {}): Promise<number> {
+export const emptyWriteTenant = (em: EntityManager, { vacuum = false } = {}): Promise<number> => emptyTenant(em, WRITES_TENANT, { vacuum });
+
+/**
+ * The same for any tenant of the benchmark's own (bench/lifecycle.ts has one too): its deployments and what
+ * belongs to them (a revision's lease and log lines go with it).
+ */
+export async function emptyTenant(em: EntityManager, tenant: string, { vacuum = false } = {}): Promise<number> {
   const connection = em.getConnection();
-  const [row] = await connection.execute<{ count: string }[]>('select count(*) from deployment where tenant_id = ?', [WRITES_TENANT]);
+  const [row] = await connection.execute<{ count: string }[]>('select count(*) from deployment where tenant_id = ?', [tenant]);
   // Not one transaction: a removal stopped half-way leaves rows the next one removes.
-  for (const table of WRITTEN_TABLES) await connection.execute(`delete from ${table} where tenant_id = ?`, [WRITES_TENANT], 'run');
-  if (vacuum) await connection.execute(`vacuum ${WRITTEN_TABLES.join(', ')}`);
+  for (const table of WRITTEN_TABLES) await connection.execute(`delete from ${table} where tenant_id = ?`, [tenant], 'run');
+  if (vacuum) await connection.execute(`vacuum ${[...WRITTEN_TABLES, 'revision_lease', 'revision_log_line'].join(', ')}`);
   return Number(row?.count ?? 0);
 }
