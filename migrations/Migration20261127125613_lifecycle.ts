@@ -25,7 +25,7 @@ export class Migration20261127125613_lifecycle extends Migration {
     this.addSql(`alter table "api_key" add "may_reconcile" boolean not null default false;`);
 
     this.addSql(`alter table "revision" add "status_message" text null;`);
-    this.addSql(`create index "revision_queued_idx" on "revision" ("created_at", "id") where "status" = 'QUEUED';`);
+    this.addSql(`create index "revision_queued_idx" on "revision" ("tenant_id", "created_at", "id") where "status" = 'QUEUED';`);
 
     this.addSql(`alter table "revision_log_line" add constraint "revision_log_line_tenant_id_foreign" foreign key ("tenant_id") references "tenant" ("id");`);
     this.addSql(`alter table "revision_log_line" add constraint "revision_log_line_revision_id_foreign" foreign key ("revision_id") references "revision" ("id") on delete cascade;`);

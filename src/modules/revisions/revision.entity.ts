@@ -17,8 +17,8 @@ export const RevisionSchema = defineEntity({
   // A deployment's revisions are listed newest first (created_at desc, id desc): this index serves that.
   indexes: [
     { properties: ['deployment', 'createdAt', 'id'] },
-    // Data planes claim the oldest queued revisions first (revisions/lifecycle/revision-claims.ts).
-    { name: 'revision_queued_idx', expression: 'create index "revision_queued_idx" on "revision" ("created_at", "id") where "status" = \'QUEUED\'' },
+    // Data planes claim each tenant's oldest queued revisions first (revisions/lifecycle/data-plane-writer.ts).
+    { name: 'revision_queued_idx', expression: 'create index "revision_queued_idx" on "revision" ("tenant_id", "created_at", "id") where "status" = \'QUEUED\'' },
   ],
   properties: {
     deployment: () => p.manyToOne(DeploymentSchema).ref(),
