@@ -3,10 +3,7 @@
 // cache forever; GraphiQL opens with the demo key only in demo mode; `/` sends a browser to GraphiQL and
 // tells any other client where the API is. What a browser really requests is in pages-in-chromium.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  EXAMPLE_MUTATION_VARIABLES, EXAMPLE_MUTATIONS, EXAMPLE_QUERY, EXAMPLE_SUBSCRIPTION, EXAMPLE_SUBSCRIPTION_VARIABLES,
-} from '../src/graphql/graphiql.ts';
-import { subscribe } from './support/event-stream.ts';
+import { EXAMPLE_MUTATION_VARIABLES, EXAMPLE_MUTATIONS, EXAMPLE_QUERY } from '../src/graphql/graphiql.ts';
 import type { RunningApp } from './support/app-server.ts';
 import { startDemoApp, type DemoApp } from './support/demo-app.ts';
 
@@ -113,12 +110,11 @@ describe('pages for people', () => {
       expect(JSON.parse(options.headers)).toEqual({ 'X-Api-Key': demo.key });
     });
 
-    it('a second tab of example mutations and a third of a subscription, with their variables and the demo key', async () => {
+    it('a second tab of example mutations, with their variables and the demo key', async () => {
       const page = await (await fetch(`${demo.app.url}/graphql`, { headers: html })).text();
       const { options } = dataBlock(page, 'graphiql-page');
-      expect(options.defaultTabs.map((tab: { query: string }) => tab.query)).toEqual([EXAMPLE_QUERY, EXAMPLE_MUTATIONS, EXAMPLE_SUBSCRIPTION]);
+      expect(options.defaultTabs.map((tab: { query: string }) => tab.query)).toEqual([EXAMPLE_QUERY, EXAMPLE_MUTATIONS]);
       expect(options.defaultTabs[1].variables).toBe(EXAMPLE_MUTATION_VARIABLES);
-      expect(options.defaultTabs[2].variables).toBe(EXAMPLE_SUBSCRIPTION_VARIABLES);
       for (const tab of options.defaultTabs) expect(JSON.parse(tab.headers)).toEqual({ 'X-Api-Key': demo.key });
     });
 
@@ -139,28 +135,6 @@ describe('pages for people', () => {
       expect(changed).toMatchObject({ __typename: 'UpdateDeploymentPayload', deployment: { uuid, latestRevision: { status: 'QUEUED', sourceRevisionConfig: { imageUri: variables.change.sourceRevisionConfig.imageUri } } } });
       expect(changed.deployment.latestRevision.uuid).not.toBe(latestRevision.uuid);
       expect((await run('ChangeImage')).data.updateDeployment).toMatchObject({ __typename: 'PreconditionFailedError', currentEtag: changed.deployment.etag });
-    });
-
-    it('an example subscription that does what its comments say: the revisions of the deployment created, live', async () => {
-      const headers = { 'x-api-key': demo.key, 'content-type': 'application/json' };
-      const variables = JSON.parse(EXAMPLE_MUTATION_VARIABLES);
-      const run = async (operationName: string) => (await fetch(`${demo.app.url}/graphql`, {
-        method: 'POST', headers, body: JSON.stringify({ query: EXAMPLE_MUTATIONS, operationName, variables }),
-      })).json();
-      variables.create.name = 'hello-graphiql-live';
-      const { uuid, etag, latestRevision } = (await run('CreateDeployment')).data.createDeployment.deployment;
-      const stream = await subscribe(demo.app.url, demo.key, EXAMPLE_SUBSCRIPTION, { variables: { ...JSON.parse(EXAMPLE_SUBSCRIPTION_VARIABLES), deploymentId: uuid } });
-      try {
-        variables.change = { ...variables.change, id: uuid, ifMatch: etag };
-        const changed = (await run('ChangeImage')).data.updateDeployment.deployment.latestRevision;
-        const events = [(await stream.nextResult()).data.revisionUpdated, (await stream.nextResult()).data.revisionUpdated];
-        expect(events).toMatchObject([
-          { revisionId: latestRevision.uuid, previousStatus: 'QUEUED', status: 'SKIPPED' },
-          { revisionId: changed.uuid, previousStatus: null, status: 'QUEUED', revision: { sourceRevisionConfig: { imageUri: variables.change.sourceRevisionConfig.imageUri } } },
-        ]);
-      } finally {
-        stream.close();
-      }
     });
 
     it('the example query, an empty key and a line saying where to put one, otherwise', async () => {

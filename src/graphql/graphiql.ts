@@ -1,4 +1,4 @@
-// What GraphiQL opens with: three tabs, a query, a pair of mutations and a subscription. In embedded demo mode the demo key is
+// What GraphiQL opens with: two tabs, a query and a pair of mutations. In embedded demo mode the demo key is
 // filled in, so a newcomer's first click on "run" shows data (and the demo key may write); that key only
 // reaches people who can reach this local, demo-only server anyway.
 import type { YogaServerOptions } from 'graphql-yoga';
@@ -84,30 +84,6 @@ export const EXAMPLE_MUTATION_VARIABLES = `{
 }
 `;
 
-/** The third tab: waiting for a revision live, as the deployment created in the second tab is built. */
-export const EXAMPLE_SUBSCRIPTION = `# Wait for a revision without polling (live, over SSE).
-# 1. Put a deployment's uuid in Variables (CreateDeployment in
-#    the second tab answers one) and press ▶: it stays open.
-# 2. Change the deployment (ChangeImage), or let a data plane
-#    build it: the simulated one runs with the demo key,
-#    RECONCILE_KEY=<the key> npm run example:data-plane.
-#    Each status of its revisions arrives as it happens.
-subscription WatchRevisions($deploymentId: ID!) {
-  revisionUpdated(deploymentId: $deploymentId) {
-    revisionId
-    previousStatus
-    status
-    at
-    revision { statusMessage sourceRevisionConfig { imageUri } }
-  }
-}
-`;
-
-export const EXAMPLE_SUBSCRIPTION_VARIABLES = `{
-  "deploymentId": "<the uuid CreateDeployment answered>"
-}
-`;
-
 const NO_KEY_HINT = '# Put your API key in the Headers tab below: {"X-Api-Key": "dmk_..."}\n';
 
 export function graphiqlOptions(demoApiKey: string | undefined): YogaServerOptions<object, object>['graphiql'] {
@@ -115,13 +91,12 @@ export function graphiqlOptions(demoApiKey: string | undefined): YogaServerOptio
   const headers = JSON.stringify({ 'X-Api-Key': demoApiKey ?? '' }, null, 2);
   return {
     title: 'Deployments GraphQL',
-    // What a new tab opens with; the three tabs are what GraphiQL opens with the first time (after that, its own).
+    // What a new tab opens with; the two tabs are what GraphiQL opens with the first time (after that, its own).
     defaultQuery: hint + EXAMPLE_QUERY,
     headers,
     defaultTabs: [
       { query: hint + EXAMPLE_QUERY, headers },
       { query: hint + EXAMPLE_MUTATIONS, variables: EXAMPLE_MUTATION_VARIABLES, headers },
-      { query: hint + EXAMPLE_SUBSCRIPTION, variables: EXAMPLE_SUBSCRIPTION_VARIABLES, headers },
     ],
   };
 }
