@@ -213,3 +213,52 @@ describe('who may', () => {
     expect(read.json).toEqual({ detail: 'requires workspace specification' });
   });
 });
+
+describe('text and times PostgreSQL cannot store', () => {
+  it('stores a NUL character of a build\'s output, a message or a URL as U+FFFD, never answering 500 or 503', async () => {
+    const { id, revisionId } = await queuedDeployment();
+    const leaseId = await claim(revisionId);
+    const append = await call('POST', `/v2/data-plane/revisions/${revisionId}/logs`, {
+      key: fixture.keys.plane, body: { lease_id: leaseId, phase: 'build', first_line: 0, lines: [{ message: 'binary\u0000output', level: 'in\u0000fo' }] },
+    });
+    expect(append.status, append.text).toBe(200);
+    const failed = await report(revisionId, leaseId, 'BUILD_FAILED', fixture.keys.plane, 'exit\u0000code 1');
+    expect(failed.status, failed.text).toBe(200);
+    const url = await call('POST', `/v2/data-plane/deployments/${id}/status`, { key: fixture.keys.plane, body: { custom_url: 'https://x\u0000y.example' } });
+    expect(url.status, url.text).toBe(200);
+    const logs = await call('POST', `/v1/projects/${id}/revisions/${revisionId}/build_logs`, { key: fixture.keys.reader, body: {} });
+    expect(logs.json.logs).toMatchObject([{ message: 'binary\uFFFDoutput', level: 'in\uFFFDfo' }]);
+    expect((await call('GET', `/v2/deployments/${id}`, { key: fixture.keys.reader })).json.source_config.custom_url).toBe('https://x\uFFFDy.example');
+  });
+
+  it('refuses a log line\'s time outside the years 1 to 9999 on both doors (422, BAD_USER_INPUT), storing nothing', async () => {
+    const { id, revisionId } = await queuedDeployment();
+    const leaseId = await claim(revisionId);
+    const refused = await call('POST', `/v2/data-plane/revisions/${revisionId}/logs`, {
+      key: fixture.keys.plane, body: { lease_id: leaseId, phase: 'build', first_line: 0, lines: [{ message: 'ok' }, { message: 'far', timestamp: '0000-01-01T00:00:00Z' }] },
+    });
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.json.detail).toMatchObject([{ type: 'value_error', loc: ['body', 'lines', 1, 'timestamp'], input: '0000-01-01T00:00:00Z' }]);
+    const graphql = await fixture.app.graphql(
+      `mutation($input: AppendRevisionLogsInput!) { appendRevisionLogs(input: $input) { __typename } }`,
+      { 'x-api-key': fixture.keys.plane },
+      { input: { revisionId, leaseId, phase: 'BUILD', firstLine: 0, lines: [{ message: 'far', timestamp: '9999-12-31T23:59:59-14:00' }] } },
+    );
+    expect(graphql.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'input.lines[0].timestamp' });
+    expect((await call('POST', `/v1/projects/${id}/revisions/${revisionId}/build_logs`, { key: fixture.keys.reader, body: {} })).json.logs).toEqual([]);
+  });
+});
+
+describe('a data plane of several tenants', () => {
+  it('gets its claim\'s lease ids with 200 when it selects records it cannot read without naming a tenant', async () => {
+    const { revisionId } = await queuedDeployment();
+    let lease: { revisionId: string; leaseId: string; revision: unknown } | undefined;
+    for (let attempt = 0; attempt < 50 && !lease; attempt++) {
+      const answer = await fixture.app.graphql('mutation { claimRevisions(input: { limit: 100 }) { leases { revisionId leaseId revision { uuid } } } }', { 'x-api-key': fixture.keys.twoTenantPlane });
+      expect(answer.status).toBe(200);
+      expect(answer.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+      lease = answer.body.data.claimRevisions.leases.find((l: { revisionId: string }) => l.revisionId === revisionId);
+    }
+    expect(lease).toMatchObject({ revisionId, leaseId: expect.stringMatching(UUID), revision: null });
+  });
+});

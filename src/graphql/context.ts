@@ -73,6 +73,11 @@ export interface OperationExtras {
 /** Whose writes a read must see: the key's, in the tenant it acts for. */
 const writerOf = (principal: Principal) => `${principal.apiKeyId}/${principal.tenantId}`;
 
+/** The writers a write is noted for: a data plane acting for all its tenants wrote for each of them. */
+const writersOf = (principal: Principal) => (principal.tenantId === NO_SINGLE_TENANT
+  ? principal.tenantIds.map((tenantId) => `${principal.apiKeyId}/${tenantId}`)
+  : [writerOf(principal)]);
+
 /**
  * The context of one operation of `principal`'s, made in the operation's turn (nothing before it reads one).
  * At once, unless replicas are in rotation and the caller's last write position is kept outside this process.
@@ -99,7 +104,9 @@ function contextOn({ orm, replica }: ReadTarget, principal: Principal, services:
     reportUnreadableSecret: services.reportUnreadableSecret ?? (() => {}),
     deploymentChanges: services.deploymentChanges,
     beforeCommit: extras.beforeCommit,
-    afterCommit: replicas && (() => replicas.noteWrite(writerOf(principal))),
+    afterCommit: replicas && (async () => {
+      await Promise.all(writersOf(principal).map((writer) => replicas.noteWrite(writer)));
+    }),
   };
 }
 
@@ -116,7 +123,9 @@ function ofTheTenant(orm: ReadTarget['orm'], principal: Principal): TenantSafeEn
 export function readFromPrimary(ctx: GraphQLContext): void {
   if (ctx.replica === undefined) return;
   ctx.replica = undefined;
-  const primary = ctx.primaryEm();
-  ctx.em = () => primary;
+  // On first use, as the context's own: a data plane acting for several tenants has no tenant to read in, and
+  // is refused only if it reads.
+  let primary: TenantSafeEntityManager | undefined;
+  ctx.em = () => (primary ??= ctx.primaryEm());
   ctx.loaders = new RequestLoaders(ctx.em, ctx.principal.mayReadSecrets ? ctx.cipher : null);
 }

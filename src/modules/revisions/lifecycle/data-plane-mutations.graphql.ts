@@ -2,6 +2,7 @@
 // log lines, report a deployment's status. Only a key issued with `--reconcile` may call them; the REST door's
 // /v2/data-plane routes run the same mutations. A refusal the data plane acts on is a typed result.
 import { GraphQLError } from 'graphql';
+import { NO_SINGLE_TENANT, TENANT_REQUIRED } from '../../tenancy/authenticate.ts';
 import { builder } from '../../../graphql/builder.ts';
 import { readFromPrimary, type GraphQLContext } from '../../../graphql/context.ts';
 import { badUserInput } from '../../../graphql/errors.ts';
@@ -13,7 +14,7 @@ import { DeploymentNotFound, RevisionNotFound } from '../../deployments/writes/w
 import type { RevisionStatus } from '../../deployments/deployment-enums.ts';
 import { RevisionRef } from '../revision.graphql.ts';
 import {
-  MAX_CLAIM, MAX_LOG_LINES, MAX_LOG_LINE_CHARS, appendRevisionLogs, claimRevisions, reportDeploymentStatus, reportRevisionStatus,
+  MAX_CLAIM, MAX_LOG_LINES, MAX_LOG_LINE_CHARS, appendRevisionLogs, claimRevisions, isStorableTime, reportDeploymentStatus, reportRevisionStatus,
   type DataPlaneScope, type RevisionClaim,
 } from './data-plane-writer.ts';
 import { InvalidTransition, LeaseLost, LogLinesOutOfOrder, NOT_A_DATA_PLANE } from './lifecycle-problems.ts';
@@ -39,6 +40,16 @@ function revisionIdOf(id: string | number): string {
 // (FORBIDDEN) and the ids say what to read with the tenant named. They are nullable so that the refusal stays
 // on them: the write has committed, and the ids (a claim's lease ids above all) must still reach the caller.
 const READABLE_WITH_ONE_TENANT = 'Null (with a FORBIDDEN error) when the request acts for several tenants: name one with X-Tenant-Id.';
+
+/**
+ * A record beside the ids, read in the caller's tenant. For a request acting for several tenants, the refusal
+ * is this field's error only: without the HTTP status the context's refusal carries, so that the answer to a
+ * write that committed stays a 200 and its ids reach the caller.
+ */
+async function recordOfTheTenant<T>(ctx: GraphQLContext, load: () => Promise<T | null>): Promise<T | null> {
+  if (ctx.principal.tenantId === NO_SINGLE_TENANT) throw new GraphQLError(TENANT_REQUIRED, { extensions: { code: 'FORBIDDEN' } });
+  return load();
+}
 
 builder.objectType(InvalidTransition, {
   name: 'InvalidTransitionError',
@@ -76,13 +87,13 @@ const RevisionLeaseRef = builder.objectRef<RevisionClaim>('RevisionLease').imple
       type: RevisionRef,
       nullable: true,
       description: `The revision claimed (AWAITING_BUILD). ${READABLE_WITH_ONE_TENANT}`,
-      resolve: async (lease, _args, ctx) => (await ctx.loaders.revisions.byId.load(lease.revisionId)) ?? null,
+      resolve: (lease, _args, ctx) => recordOfTheTenant(ctx, () => ctx.loaders.revisions.byId.load(lease.revisionId)),
     }),
     deployment: t.field({
       type: DeploymentRef,
       nullable: true,
       description: `Its deployment: what to build and run (secrets in clear only for a key with --read-secrets). ${READABLE_WITH_ONE_TENANT}`,
-      resolve: async (lease, _args, ctx) => (await ctx.loaders.deployments.byId.load(lease.deploymentId)) ?? null,
+      resolve: (lease, _args, ctx) => recordOfTheTenant(ctx, () => ctx.loaders.deployments.byId.load(lease.deploymentId)),
     }),
   }),
 });
@@ -144,7 +155,7 @@ builder.mutationField('reportRevisionStatus', (t) => t.field({
       leaseExpiresAt: p.field({ type: 'DateTime', nullable: true, description: 'When the lease lapses unless renewed; null once the revision is final.', resolve: (payload) => payload.leaseExpiresAt }),
       revision: p.field({
         type: RevisionRef, nullable: true, description: `The revision. ${READABLE_WITH_ONE_TENANT}`,
-        resolve: async (payload, _args, ctx) => (await ctx.loaders.revisions.byId.load(payload.revisionId)) ?? null,
+        resolve: (payload, _args, ctx) => recordOfTheTenant(ctx, () => ctx.loaders.revisions.byId.load(payload.revisionId)),
       }),
     }),
   }),
@@ -197,6 +208,8 @@ builder.mutationField('appendRevisionLogs', (t) => t.field({
     const scope = dataPlaneScope(ctx);
     if (input.lines.length < 1 || input.lines.length > MAX_LOG_LINES) throw badUserInput('input.lines', `must hold 1 to ${MAX_LOG_LINES} lines; got ${input.lines.length}`);
     if (input.firstLine < 0) throw badUserInput('input.firstLine', `must be 0 or more; got ${input.firstLine}`);
+    const outOfRange = input.lines.findIndex((line) => line.timestamp != null && !isStorableTime(line.timestamp));
+    if (outOfRange >= 0) throw badUserInput(`input.lines[${outOfRange}].timestamp`, 'must be a time of the years 1 to 9999');
     const lines = input.lines.map((line) => ({
       message: line.message.length > MAX_LOG_LINE_CHARS ? `${line.message.slice(0, MAX_LOG_LINE_CHARS)}… [cut]` : line.message,
       level: line.level ?? null,
@@ -226,7 +239,7 @@ builder.mutationField('reportDeploymentStatus', (t) => t.field({
       deploymentId: p.field({ type: 'UUID', description: 'Raw id of the deployment.', resolve: (payload) => payload.deploymentId }),
       deployment: p.field({
         type: DeploymentRef, nullable: true, description: `The deployment. ${READABLE_WITH_ONE_TENANT}`,
-        resolve: async (payload, _args, ctx) => (await ctx.loaders.deployments.byId.load(payload.deploymentId)) ?? null,
+        resolve: (payload, _args, ctx) => recordOfTheTenant(ctx, () => ctx.loaders.deployments.byId.load(payload.deploymentId)),
       }),
     }),
   }),

@@ -5,10 +5,10 @@ import { pydanticError } from '../../common/pydantic-errors.ts';
 import {
   componentSchemasOf, listOf, model, nested, oneOf, optional, ranged, required, string, uuid, type ModelValue, type RequestModel,
 } from '../../common/request-model.ts';
-import type { ValueProblem } from '../../deployments/writes/write-problems.ts';
+import { valueError, type ValueProblem } from '../../deployments/writes/write-problems.ts';
 import { validateModel } from '../../common/request-model-validation.ts';
 import { DEPLOYMENT_STATUSES, REVISION_STATUSES } from '../../deployments/deployment-enums.ts';
-import { MAX_CLAIM, MAX_LOG_LINES } from './data-plane-writer.ts';
+import { MAX_CLAIM, MAX_LOG_LINES, isStorableTime } from './data-plane-writer.ts';
 import { LOG_PHASES } from './revision-log-line.entity.ts';
 import { MAX_LOG_PAGE } from './revision-logs.graphql.ts';
 
@@ -65,9 +65,25 @@ export const checkLogAppend: Check = (json) => {
   const checked = validateModel(LogAppend, json);
   const lines = checked.ok ? checked.value.lines : (json as { lines?: unknown } | null)?.lines;
   const length = Array.isArray(lines) ? linesLengthProblem(lines) : undefined;
-  if (checked.ok) return length ? { ok: false, errors: [length] } : checked;
+  if (checked.ok) {
+    const times = timestampProblems(checked.value.lines);
+    return length || times.length > 0 ? { ok: false, errors: [...times, ...(length ? [length] : [])] } : checked;
+  }
   return length && !checked.errors.some((error) => error.loc[0] === 'lines') ? { ok: false, errors: [...checked.errors, length] } : checked;
 };
+
+/** Timestamps a log line may not carry: not a date-time at all, or outside the years PostgreSQL stores. */
+function timestampProblems(lines: LogAppendBody['lines']): ValueProblem[] {
+  return lines.flatMap(({ timestamp }, index) => {
+    if (timestamp == null) return [];
+    const time = new Date(timestamp);
+    if (!Number.isNaN(time.getTime()) && ISO_DATE_TIME.test(timestamp) && isStorableTime(time)) return [];
+    return [valueError(['lines', index, 'timestamp'], timestamp, 'must be an ISO 8601 date-time with a time zone, in the years 1 to 9999')];
+  });
+}
+
+/** What the GraphQL DateTime scalar reads: a date, a time and a zone (`Z` or an offset). */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
 
 function linesLengthProblem(lines: unknown[]): ValueProblem | undefined {
   if (lines.length === 0) return pydanticError.tooShort(['lines'], lines, 1, 0);

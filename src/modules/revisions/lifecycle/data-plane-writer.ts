@@ -1,7 +1,8 @@
 // What data planes do (docs/decisions.md#revision-lifecycle): claim queued revisions, report their progress
 // and append their log lines, and report a deployment's status. Each is one transaction on the primary. The
 // statements are hand-written: a claim reads several tenants' queues at once, so every one of them names the
-// tenants the key acts for itself (`tenant_id = any(?)`). Locks are always taken revision first, then lease.
+// tenants the key acts for itself (`tenant_id = any(?)`). Locks are taken in the order the deployment writes
+// take them: deployment (a status report may change it), then revision, then lease.
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import type { DeploymentStatus, RevisionStatus } from '../../deployments/deployment-enums.ts';
 import { DeploymentSchema } from '../../deployments/deployment.entity.ts';
@@ -110,8 +111,6 @@ interface LockedRevision {
   status: RevisionStatus;
   tenant_id: string;
   deployment_id: string;
-  lease_id: string | null;
-  lapsed: boolean;
 }
 
 /**
@@ -121,7 +120,7 @@ interface LockedRevision {
  */
 export async function reportRevisionStatus(scope: DataPlaneScope, report: StatusReport): Promise<ReportOutcome> {
   return inTransaction(scope, async (tx) => {
-    const revision = await lockHeld(tx, scope, report.revisionId, report.leaseId);
+    const revision = await lockHeld(tx, scope, report.revisionId, report.leaseId, { deploymentFirst: true });
     const { status: from } = revision;
     const to = report.status;
     if (from === to) {
@@ -129,7 +128,7 @@ export async function reportRevisionStatus(scope: DataPlaneScope, report: Status
       return { revisionId: report.revisionId, tenantId: revision.tenant_id, applied: false, leaseExpiresAt };
     }
     if (!mayReport(from, to)) throw new InvalidTransition(report.revisionId, from, to);
-    await tx.execute('update revision set status = ?, status_message = ?, updated_at = now() where id = ?', [to, report.message, report.revisionId]);
+    await tx.execute('update revision set status = ?, status_message = ?, updated_at = now() where id = ?', [to, storable(report.message), report.revisionId]);
     if (to === 'DEPLOYED') {
       await tx.execute('update deployment set active_revision_id = ?, updated_at = now() where id = ? and tenant_id = ?', [report.revisionId, revision.deployment_id, revision.tenant_id]);
     }
@@ -178,7 +177,7 @@ export async function appendRevisionLogs(scope: DataPlaneScope, append: LogAppen
          from unnest(?::text[], ?::text[], ?::timestamptz[]) with ordinality as l(message, level, logged_at, position)`,
         [
           revision.tenant_id, append.revisionId, append.phase, next,
-          toArray(fresh.map((line) => line.message)), toArray(fresh.map((line) => line.level)), toArray(fresh.map((line) => line.timestamp?.toISOString() ?? null)),
+          toArray(fresh.map((line) => storable(line.message))), toArray(fresh.map((line) => storable(line.level))), toArray(fresh.map((line) => line.timestamp?.toISOString() ?? null)),
         ],
       );
     }
@@ -203,8 +202,8 @@ export async function reportDeploymentStatus(scope: DataPlaneScope, report: Depl
     );
     if (!deployment) throw new DeploymentNotFound(report.deploymentId);
     if (report.status != null) deployment.status = report.status;
-    if (report.customUrl !== undefined) deployment.sourceConfig = { ...deployment.sourceConfig, customUrl: report.customUrl } as never;
-    if (report.imageVersion !== undefined) deployment.imageVersion = report.imageVersion;
+    if (report.customUrl !== undefined) deployment.sourceConfig = { ...deployment.sourceConfig, customUrl: storable(report.customUrl) } as never;
+    if (report.imageVersion !== undefined) deployment.imageVersion = storable(report.imageVersion);
     deployment.updatedAt = new Date();
     return { tenantId: deployment.tenant.id };
   });
@@ -223,17 +222,29 @@ async function inTransaction<T>(scope: DataPlaneScope, write: (tx: EntityManager
 /**
  * The revision, locked, when it is one of the key's tenants' and `leaseId` is its lease, not lapsed while the
  * revision is in progress (a lapsed lease is recovered by lease-expiry.ts, whatever its holder says meanwhile).
+ * The revision and its lease are locked and read one after the other, so that a report waiting for a sweep
+ * reads the lease as the sweep left it. `deploymentFirst`: its deployment is locked before them, as a write of
+ * the deployment locks it before its revisions (a DEPLOYED report changes the deployment).
  */
-async function lockHeld(tx: EntityManager, scope: DataPlaneScope, revisionId: string, leaseId: string): Promise<LockedRevision> {
+async function lockHeld(
+  tx: EntityManager, scope: DataPlaneScope, revisionId: string, leaseId: string, { deploymentFirst = false } = {},
+): Promise<LockedRevision> {
+  const tenants = toArray(scope.tenantIds);
+  if (deploymentFirst) {
+    await tx.execute(
+      `select d.id from revision r join deployment d on d.id = r.deployment_id
+       where r.id = ? and r.tenant_id = any(?::uuid[]) for no key update of d`,
+      [revisionId, tenants],
+    );
+  }
   const [revision] = await tx.execute<LockedRevision[]>(
-    `select r.status, r.tenant_id, r.deployment_id, l.lease_id, coalesce(l.expires_at < now(), false) as lapsed
-     from revision r left join revision_lease l on l.revision_id = r.id
-     where r.id = ? and r.tenant_id = any(?::uuid[])
-     for update of r`,
-    [revisionId, toArray(scope.tenantIds)],
+    'select status, tenant_id, deployment_id from revision where id = ? and tenant_id = any(?::uuid[]) for update', [revisionId, tenants],
   );
   if (!revision) throw new RevisionNotFound(revisionId);
-  if (revision.lease_id !== leaseId.toLowerCase() || (revision.lapsed && !isFinal(revision.status))) throw new LeaseLost(revisionId, revision.status);
+  const [lease] = await tx.execute<{ lease_id: string; lapsed: boolean }[]>(
+    'select lease_id, coalesce(expires_at < clock_timestamp(), false) as lapsed from revision_lease where revision_id = ? for update', [revisionId],
+  );
+  if (lease?.lease_id !== leaseId.toLowerCase() || (lease.lapsed && !isFinal(revision.status))) throw new LeaseLost(revisionId, revision.status);
   return revision;
 }
 
@@ -243,6 +254,18 @@ async function renewLease(tx: EntityManager, scope: DataPlaneScope, revisionId: 
   );
   return timestampFromText(row.expires_at);
 }
+
+/**
+ * Text as PostgreSQL can store it: a NUL character (which `text` cannot hold, and which a build's raw output may
+ * carry) becomes U+FFFD, the replacement character.
+ */
+export const storable = <T extends string | null | undefined>(text: T): T => (text?.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text) as T;
+
+/** Whether PostgreSQL's timestamptz holds the time (years 1 to 9999, as the API writes them back). */
+export const isStorableTime = (time: Date): boolean => {
+  const year = time.getUTCFullYear();
+  return year >= 1 && year <= 9999;
+};
 
 /** A PostgreSQL array literal of `values` (one parameter, whatever their number). */
 function toArray(values: readonly (string | null)[]): string {

@@ -2,7 +2,9 @@
 // a revision whose data plane stopped reporting for longer than its lease goes back to QUEUED, for another
 // data plane to claim, while it is still its deployment's latest revision and has been claimed fewer than
 // MAX_CLAIMS times; otherwise it ends INTERRUPTED. Every gateway process sweeps on a timer; sweeps running at
-// once skip each other's rows, and a sweep is one statement, so a revision is recovered exactly once.
+// once skip each other's rows, and a sweep is one statement, so a revision is recovered exactly once. It skips
+// what a write or a report holds too (the deployment included, whose latest revision decides): it never waits,
+// so it cannot deadlock with them, and a revision skipped is recovered by the next sweep.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../../../observability/logger.ts';
 import { IN_PROGRESS } from './revision-lifecycle.ts';
@@ -30,6 +32,7 @@ export async function recoverLapsedLeases(em: EntityManager): Promise<RecoveredR
        order by l.expires_at
        limit ${SWEEP_LIMIT}
        for update of r, l skip locked
+       for no key update of d skip locked
      ), recovered as (
        update revision r set
          status = case when x.claims < ${MAX_CLAIMS} and x.latest_revision_id = r.id then 'QUEUED' else 'INTERRUPTED' end,

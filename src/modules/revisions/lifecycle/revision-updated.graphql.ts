@@ -47,7 +47,12 @@ builder.subscriptionField('revisionUpdated', (t) =>
       if (!id) throw notFound(`Deployment ID ${String(deploymentId)} not found.`);
       // Opened before the deployment is checked, so that nothing committed in between is missed.
       const stream = feed.openTransitions(ctx.principal, id);
-      if (await primary.count(DeploymentSchema, { id }) === 0) {
+      // Closed on every way out but success, so that it does not count against the key's limit for nothing.
+      const exists = await primary.count(DeploymentSchema, { id }).then((count) => count > 0, async (error: unknown) => {
+        await stream.return();
+        throw error;
+      });
+      if (!exists) {
         await stream.return();
         throw notFound(`Deployment ID ${String(deploymentId)} not found.`);
       }
