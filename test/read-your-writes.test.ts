@@ -10,7 +10,7 @@ import { formatWalPosition, parseWalPosition, sortableWalPosition, UNKNOWN_WAL_P
 import { LocalWritePositions } from '../src/db/write-positions.ts';
 import { issueApiKey } from '../src/modules/tenancy/api-key.service.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
-import { ACME, ACME_DEPLOYMENT, importFixture, newCipher } from './support/fixtures.ts';
+import { ACME, ACME_DEPLOYMENT, GLOBEX, importFixture, newCipher } from './support/fixtures.ts';
 import { REDIS_SERVER, startRedis } from './support/redis-server.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
 
@@ -136,6 +136,14 @@ describe('a write through the app', () => {
     expect(positions.notes).toHaveLength(2);
     expect(positions.notes[1]).toMatchObject({ caller: keys.writer.caller });
     expect(positions.notes[1]!.position).toBeGreaterThan(positions.notes[0]!.position);
+  });
+
+  it('records a data plane\'s claim, made for all its tenants at once, for each of them', async () => {
+    const { key, apiKey } = await issueApiKey(db.orm.em.fork(), { tenantIds: [ACME, GLOBEX], name: 'plane', mayReadSecrets: false, mayReconcile: true });
+    positions.notes.length = 0;
+    const claimed = await rest('POST', '/v2/data-plane/claims', key, { limit: 1 });
+    expect(claimed.status).toBe(200);
+    expect(positions.notes.map((note) => note.caller).sort()).toEqual([`${apiKey.id}/${ACME}`, `${apiKey.id}/${GLOBEX}`].sort());
   });
 
   it('records nothing for a refused write or a read', async () => {
