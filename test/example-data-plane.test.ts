@@ -3,7 +3,6 @@
 // in the simulator's output, with build logs the CLI reads and the deployment READY at its URL; the lease is
 // renewed when the steps are long next to it; SIGINT/SIGTERM end it cleanly (exit 0) after the revisions in
 // progress; a missing or wrong key is said plainly. Its GraphQL documents are valid against today's schema.
-import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parse, validate } from 'graphql';
@@ -14,6 +13,7 @@ import { PROJECT_ROOT } from '../src/config.ts';
 import { schema } from '../src/graphql/schema.ts';
 import { startFixtureApp, type FixtureApp } from './support/fixture-app.ts';
 import { ACME, newCipher } from './support/fixtures.ts';
+import { startScript, type ScriptRun } from './support/script-run.ts';
 import { restCaller } from './support/write-calls.ts';
 
 const SIMULATOR = path.join(PROJECT_ROOT, 'examples/data-plane/src/simulator.ts');
@@ -29,40 +29,10 @@ afterAll(() => fixture?.close());
 
 const call = restCaller(() => fixture.app.url, () => fixture.keys.writer);
 
-interface Run {
-  /** Resolves once the simulator has printed text matching `pattern` (rejects if it ends first). */
-  printed(pattern: RegExp): Promise<string>;
-  signal(name: NodeJS.Signals): void;
-  readonly stdout: string;
-  ended: Promise<{ code: number | null; stdout: string; stderr: string }>;
-}
+type Run = ScriptRun;
 
 /** `npm run example:data-plane` with `env` (and nothing else of this process's environment but PATH). */
-function startSimulator(env: Record<string, string>): Run {
-  const child = spawn(process.execPath, [SIMULATOR], { cwd: PROJECT_ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  const waiting: Array<() => void> = [];
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    waiting.splice(0).forEach((check) => check());
-  });
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  const ended = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
-  return {
-    ended,
-    get stdout() { return stdout; },
-    signal: (name) => child.kill(name),
-    printed: (pattern) => new Promise((resolve, reject) => {
-      const check = () => {
-        if (pattern.test(stdout)) resolve(stdout);
-        else waiting.push(check);
-      };
-      void ended.then(() => reject(new Error(`the simulator ended without printing ${pattern}:\n${stdout}${stderr}`)));
-      check();
-    }),
-  };
-}
+const startSimulator = (env: Record<string, string>): Run => startScript(SIMULATOR, [], env);
 
 /** Runs the simulator for the rest of a test (from its first line on), and kills it if the test did not stop it. */
 async function withSimulator<T>(env: Record<string, string>, use: (run: Run) => Promise<T>): Promise<T> {

@@ -3,7 +3,7 @@
 // script lists deployments from a real gateway, sending document text (TRUSTED_DOCUMENTS=off) or only
 // document ids to a gateway that requires its manifest, then prints the live changes a subscription brings. A
 // schema change that breaks a frontend fails here.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { generate } from '@graphql-codegen/cli';
@@ -16,6 +16,7 @@ import type { RunningApp } from './support/app-server.ts';
 import { startDemoApp, type DemoApp } from './support/demo-app.ts';
 import { deploymentRecord, importDeployments, newDeploymentId } from './support/live-data.ts';
 import { DEMO_TENANT_ID } from '../src/demo/demo-dataset.ts';
+import { startScript, type ScriptRun } from './support/script-run.ts';
 
 const EXAMPLE = path.join(PROJECT_ROOT, 'examples/frontend');
 const GENERATED = path.join(EXAMPLE, 'src/gql');
@@ -37,41 +38,8 @@ describe('the generated client code', () => {
   });
 });
 
-interface Run {
-  /** Resolves once the script has printed text matching `pattern` (rejects if it ends first). */
-  printed(pattern: RegExp): Promise<string>;
-  /** Sends Ctrl-C. */
-  interrupt(): void;
-  ended: Promise<{ code: number | null; stdout: string; stderr: string }>;
-}
-
 /** Runs the example's script as a user does. */
-function startDashboard(env: Record<string, string>, args: string[]): Run {
-  const child = spawn(process.execPath, [path.join(EXAMPLE, 'src/dashboard.ts'), ...args], {
-    cwd: PROJECT_ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  const waiting: Array<() => void> = [];
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    waiting.splice(0).forEach((check) => check());
-  });
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  const ended = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
-  return {
-    ended,
-    interrupt: () => child.kill('SIGINT'),
-    printed: (pattern) => new Promise((resolve, reject) => {
-      const check = () => {
-        if (pattern.test(stdout)) resolve(stdout);
-        else waiting.push(check);
-      };
-      void ended.then(() => reject(new Error(`the script ended without printing ${pattern}:\n${stdout}${stderr}`)));
-      check();
-    }),
-  };
-}
+const startDashboard = (env: Record<string, string>, args: string[]): ScriptRun => startScript(path.join(EXAMPLE, 'src/dashboard.ts'), args, env);
 
 /** Runs the example's script once (`--once`: no watching), and returns what it printed. */
 const runDashboard = (env: Record<string, string>, args: string[] = []) => startDashboard(env, [...args, '--once']).ended;
@@ -130,7 +98,7 @@ describe('the dashboard script', () => {
     await run.printed(new RegExp(`\\n {2}CREATED +AWAITING_DATABASE +DEV +example-live-${mode} `));
     await importDeployments(demo.db.orm.em, demo.cipher, [deploymentRecord(id, DEMO_TENANT_ID, `example-live-${mode}`, 'READY')]);
     await run.printed(new RegExp(`\\n {2}UPDATED +READY +DEV +example-live-${mode} `));
-    run.interrupt();
+    run.signal('SIGINT');
     const { code, stderr } = await run.ended;
     expect(stderr).toBe('');
     expect(code).toBe(0);
