@@ -149,11 +149,14 @@ describe('If-Match', () => {
     expect(etag(unmasked)).toMatch(/^"\d+"$/);
   });
 
-  it('carries the ETag on GET /v2/deployments/{id}: the one the last write answered', async () => {
+  it('carries the ETag on GET /v2/deployments/{id}: the version the last write answered, then its hash, which If-Match takes', async () => {
     const created = await create('etag-on-read');
-    expect((await call('GET', `/v2/deployments/${created.json.id}`)).headers.get('etag')).toBe(etag(created));
-    const patched = await changedBy(created.json.id, etag(created));
-    expect((await call('GET', `/v2/deployments/${created.json.id}`)).headers.get('etag')).toBe(etag(patched));
+    const read = (await call('GET', `/v2/deployments/${created.json.id}`)).headers.get('etag')!;
+    expect(read).toMatch(new RegExp(`^${etag(created).slice(0, -1)}-[0-9a-f]{24}"$`));
+    const patched = await changedBy(created.json.id, read);
+    expect(patched.status).toBe(200);
+    expect((await call('GET', `/v2/deployments/${created.json.id}`)).headers.get('etag')).toMatch(new RegExp(`^${etag(patched).slice(0, -1)}-[0-9a-f]{24}"$`));
+    expect((await changedBy(created.json.id, read)).status).toBe(412);
   });
 
   it('holds DELETE and redeploy back when stale, lets them through when current', async () => {

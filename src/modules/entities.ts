@@ -3,6 +3,8 @@
 // Discovery is explicit, no folder scanning.
 import { ApiKeySchema } from './tenancy/api-key.entity.ts';
 import { TenantSchema } from './tenancy/tenant.entity.ts';
+import { TenantDataVersionSchema } from './tenancy/data-version/tenant-data-version.entity.ts';
+import { TenantDataChangeSchema } from './tenancy/data-version/tenant-data-change.entity.ts';
 import { TenantOwnedSchema } from './common/base.entity.ts';
 import { IntegrationSchema } from './integrations/integration.entity.ts';
 import { SourceRepositorySchema } from './integrations/source-repository.entity.ts';
@@ -24,7 +26,7 @@ import {
 } from './deployments/container.embeddable.ts';
 
 export const entities = [
-  TenantSchema, ApiKeySchema, TenantOwnedSchema,
+  TenantSchema, ApiKeySchema, TenantOwnedSchema, TenantDataVersionSchema, TenantDataChangeSchema,
   IntegrationSchema, SourceRepositorySchema,
   DeploymentSchema, DeploymentTagValueSchema, RevisionSchema, TagKeySchema, TagValueSchema, SecretSchema, SecretReferenceSchema,
   RevisionLogLineSchema, RevisionLeaseSchema, IdempotencyRecordSchema,

@@ -28,3 +28,5 @@ export const serviceUnavailable = () =>
 export const temporaryRedirect = (location: string) => legacyAnswer(307, null, { location });
 /** What a request whose client has gone gets (nginx's 499, Client Closed Request): never sent, nobody listens. */
 export const clientGone = () => legacyAnswer(499, null);
+/** A read whose If-None-Match names its answer's tag: no body (the runner adds the validators). */
+export const notModified = () => legacyAnswer(304, null);

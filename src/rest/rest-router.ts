@@ -7,7 +7,7 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { isDatabaseUnavailable } from '../db/connection-loss.ts';
 import type { RequestScope } from '../observability/request-scope.ts';
-import { clientGone, detail, internalServerError, legacyAnswer, methodNotAllowed, notFoundRoute, serviceUnavailable, temporaryRedirect, validationFailed, type LegacyAnswer } from './legacy-responses.ts';
+import { clientGone, detail, notModified, internalServerError, legacyAnswer, methodNotAllowed, notFoundRoute, serviceUnavailable, temporaryRedirect, validationFailed, type LegacyAnswer } from './legacy-responses.ts';
 import { parseParameters } from './parameters.ts';
 import { pydanticError } from './pydantic-errors.ts';
 import { snakeCase } from '../modules/common/legacy-json.ts';
@@ -18,6 +18,7 @@ import { NOT_A_DATA_PLANE } from '../modules/revisions/lifecycle/lifecycle-probl
 import { READ_ONLY_KEY } from '../modules/deployments/writes/write-problems.ts';
 import { answerIdempotently, IDEMPOTENCY_KEY, type IdempotentWrites } from './idempotent-writes.ts';
 import { parseJsonBody } from './json-body.ts';
+import { NOT_MODIFIED } from '../runner/entity-tags.ts';
 
 /**
  * The path as uvicorn hands it to Starlette (Python's `urllib.parse.unquote`): every valid `%XX` becomes its
@@ -154,6 +155,8 @@ export async function restAnswer<Caller>(
       const result = await operation.execute(route, caller, route.variables(call), extras);
       // A client gone while the operation waited for its turn: it did not run, and nothing is answered.
       if (scope.ended) return clientGone();
+      // A read whose If-None-Match named its tag: it did not run either (the runner answers 304).
+      if (result === NOT_MODIFIED) return notModified();
       return resultAnswer(route, call, url.searchParams, result, (errors) => logFailure('REST operation failed', errors));
     };
     const key = route.idempotent ? request.headers.get(IDEMPOTENCY_KEY) : null;

@@ -10,6 +10,7 @@ import type { RequestScope } from '../observability/request-scope.ts';
 import type { LegacyAnswer } from '../rest/legacy-responses.ts';
 import type { ResponseCompression } from './response-compression.ts';
 import type { RequestDigest } from './request-digest.ts';
+import { CACHE_CONTROL, etagHeader, VARY, type Revalidation } from './entity-tags.ts';
 
 export interface Answer {
   status: number;
@@ -47,6 +48,32 @@ export async function graphqlAnswer(result: ExecutionResult & { stringify?: (res
 export function legacyJsonAnswer({ status, body, headers }: LegacyAnswer): Answer {
   if (body === null) return { status, statusText: STATUS_CODES[status], headers: { ...headers }, body: null };
   return { status, statusText: STATUS_CODES[status], headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
+
+/**
+ * 304 to a request whose If-None-Match names the answer's tag. Its ETag is the one the request named (a single
+ * deployment's carries the version If-Match reads, which the 304's caller did not read again).
+ */
+export function notModifiedAnswer(revalidation: Revalidation): Answer {
+  const named = revalidation.ifNoneMatch!.split(',').map((tag) => tag.trim().replace(/^W\//, '')).find((tag) => tag.endsWith(`${revalidation.etag}"`));
+  return { status: 304, statusText: STATUS_CODES[304], headers: { etag: named ?? etagHeader(revalidation.etag!, undefined), 'cache-control': CACHE_CONTROL, vary: VARY }, body: null };
+}
+
+/**
+ * A read's answer with its validators: a 200 with a tag gets ETag, Cache-Control and Vary (and is 304 for
+ * `If-None-Match: *`, which any current answer satisfies); any other answer is as it was.
+ */
+export function revalidatedAnswer(answer: Answer, revalidation: Revalidation): Answer {
+  if (revalidation.notModified || answer.status !== 200 || revalidation.etag === undefined) return answer;
+  if (revalidation.ifNoneMatch?.split(',').some((tag) => tag.trim() === '*')) {
+    revalidation.notModified = true;
+    return { status: 304, statusText: STATUS_CODES[304], headers: { etag: etagHeader(revalidation.etag, answer.headers.etag), 'cache-control': CACHE_CONTROL, vary: VARY }, body: null };
+  }
+  const { headers } = answer;
+  headers.etag = etagHeader(revalidation.etag, headers.etag);
+  headers['cache-control'] = CACHE_CONTROL;
+  headers.vary = VARY;
+  return answer;
 }
 
 export interface AnswerHeaders {

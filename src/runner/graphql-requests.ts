@@ -18,7 +18,8 @@ import { runnableOperation, type OperationDocuments } from '../graphql/operation
 import { DOCUMENT_ID_PARAMETER } from '../graphql/trusted-documents.plugin.ts';
 import type { TrustedDocumentManifest } from '../graphql/trusted-documents.ts';
 import type { RequestScope } from '../observability/request-scope.ts';
-import { graphqlAnswer, type Answer } from './answer.ts';
+import { graphqlAnswer, notModifiedAnswer, type Answer } from './answer.ts';
+import type { Revalidation } from './entity-tags.ts';
 import type { RequestDigest } from './request-digest.ts';
 import { runOperation, type OperationSteps } from './run-operation.ts';
 
@@ -60,6 +61,15 @@ const JSON_CONTENT_TYPES = new Set(['application/json', 'application/json; chars
 
 const PARAMETERS = new Set(['query', 'variables', 'operationName', 'extensions', DOCUMENT_ID_PARAMETER]);
 
+/**
+ * A GET this door serves: not a browser's page view (Yoga shows GraphiQL to an Accept with text/html), no body,
+ * and one of the headers the CSRF prevention plugin asks of a GET (app.ts): a key, or Yoga's own.
+ */
+function plainGet(headers: RequestDigest['headers']): boolean {
+  if (headers.get('accept')?.includes('text/html') || (headers.get('content-length') ?? '0') !== '0' || headers.get('transfer-encoding') !== null) return false;
+  return headers.get('x-api-key') !== null || headers.get('authorization') !== null || headers.get('x-graphql-yoga-csrf') !== null;
+}
+
 // A subscription is answered as a stream (or refused) by Yoga's result processors. Its document holds the
 // word, so a document that does not cannot be one; one that does (a field of that name) just goes to Yoga.
 const MAY_SUBSCRIBE = /\bsubscription\b/;
@@ -74,7 +84,7 @@ interface PlainParameters {
 type TrustedDocuments = { mode: 'allow' | 'require'; manifest: TrustedDocumentManifest } | undefined;
 
 /** The parameters of a body of exactly this door's shape, or undefined. */
-function plainParameters(body: Buffer, trusted: TrustedDocuments): PlainParameters | undefined {
+function bodyParameters(body: Buffer, trusted: TrustedDocuments): PlainParameters | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -82,9 +92,39 @@ function plainParameters(body: Buffer, trusted: TrustedDocuments): PlainParamete
     return undefined;
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
-  const params = parsed as Record<string, unknown>;
+  return plainParameters(parsed as Record<string, unknown>, trusted);
+}
+
+/**
+ * The parameters of a GET's query string, read as Yoga reads them (graphql-yoga's request-parser/utils.js): the
+ * first value of each, an empty one as none, `variables` and `extensions` as JSON, other names ignored; or
+ * undefined where Yoga would refuse them (JSON that does not parse).
+ */
+function queryStringParameters(url: string, trusted: TrustedDocuments): PlainParameters | undefined {
+  const search = new URLSearchParams(url.slice(url.indexOf('?') + 1));
+  const raw: Record<string, unknown> = {};
+  try {
+    for (const name of ['query', 'operationName', 'variables', 'extensions', ...(trusted ? [DOCUMENT_ID_PARAMETER] : [])]) {
+      const value = search.get(name) || undefined;
+      if (value !== undefined) raw[name] = name === 'variables' || name === 'extensions' ? JSON.parse(value) : value;
+    }
+  } catch {
+    return undefined;
+  }
+  return plainParameters(raw, trusted);
+}
+
+/** The parameters of a request of exactly this door's shape (its body's, or its query string's), or undefined. */
+function plainParameters(params: Record<string, unknown>, trusted: TrustedDocuments): PlainParameters | undefined {
   for (const name in params) if (!PARAMETERS.has(name)) return undefined;
-  const { query, variables, operationName, extensions, documentId } = params;
+  const { query, variables, operationName, extensions } = params;
+  let { documentId } = params;
+  // Apollo's persisted-query hash (the extension its link sends) names the same trusted document as
+  // `documentId: "sha256:<hash>"`, as the trusted-documents plugin reads it.
+  const persisted = (extensions as { persistedQuery?: { version?: unknown; sha256Hash?: unknown } } | undefined)?.persistedQuery;
+  if (trusted && documentId === undefined && query === undefined && persisted?.version === 1 && typeof persisted.sha256Hash === 'string') {
+    documentId = `sha256:${persisted.sha256Hash}`;
+  }
   // A trusted document: only one of the manifest's, named in place of a document. What the trusted-documents
   // plugin refuses (unknown ids, documents sent in full where only trusted ones run) Yoga answers, and the
   // plugin counts once.
@@ -98,9 +138,7 @@ function plainParameters(body: Buffer, trusted: TrustedDocuments): PlainParamete
   if (typeof document !== 'string' || MAY_SUBSCRIBE.test(document)) return undefined;
   if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) return undefined;
   if (operationName != null && typeof operationName !== 'string') return undefined;
-  // Extensions go to the plugins as they are (Apollo Client 4 names itself in them). The only one of ours that
-  // reads them, the trusted-documents plugin, reads a persisted-query hash in a body with neither a document
-  // nor a document id: such a body has gone to Yoga above.
+  // Extensions go to the plugins as they are (Apollo Client 4 names itself in them).
   if (extensions != null && (typeof extensions !== 'object' || Array.isArray(extensions))) return undefined;
   return { params: params as GraphQLParams, document, documentId: documentId as string | undefined };
 }
@@ -125,16 +163,18 @@ export class GraphQLRequests {
    * undefined where the runner declines the request.
    */
   mediaTypeOf(method: string, url: string, headers: RequestDigest['headers']): string | undefined {
-    const plainShape = method === 'POST' && url === this.#options.graphqlEndpoint
-      && headers.get('content-length') !== null && headers.get('transfer-encoding') === null
-      && JSON_CONTENT_TYPES.has(headers.get('content-type')?.toLowerCase() ?? '');
+    const { graphqlEndpoint } = this.#options;
+    const plainShape = method === 'POST'
+      ? url === graphqlEndpoint && headers.get('content-length') !== null && headers.get('transfer-encoding') === null
+        && JSON_CONTENT_TYPES.has(headers.get('content-type')?.toLowerCase() ?? '')
+      : method === 'GET' && url.startsWith(`${graphqlEndpoint}?`) && plainGet(headers);
     return plainShape ? rememberedMediaType(headers.get('accept')) : undefined;
   }
 
   /** The answer, or undefined where the runner declines the request (Yoga serves it). */
-  async answer(request: RequestDigest, scope: RequestScope, mediaType: string): Promise<Answer | undefined> {
+  async answer(request: RequestDigest, scope: RequestScope, mediaType: string, revalidation?: Revalidation): Promise<Answer | undefined> {
     const { steps, documents, graphqlEndpoint, trustedDocuments, fetchAPI } = this.#options;
-    const plain = request.body && plainParameters(request.body, trustedDocuments);
+    const plain = request.method === 'GET' ? queryStringParameters(request.url, trustedDocuments) : request.body && bodyParameters(request.body, trustedDocuments);
     if (!plain) return undefined;
     const { params, document: text, documentId } = plain;
     scope.route = graphqlEndpoint;
@@ -156,8 +196,11 @@ export class GraphQLRequests {
     const operation = runnableOperation(document as Exclude<typeof document, readonly GraphQLError[]>, params.operationName);
     // No operation of that name in a document validated before: Yoga answers it, as it did the first time.
     if (!operation.operation) return undefined;
+    // Yoga refuses a mutation sent by GET (405), and answers it.
+    if (request.method === 'GET' && operation.operation.operation !== 'query') return undefined;
     // For the access log, as the trusted-documents plugin notes it once the request is authenticated.
     if (documentId !== undefined) scope.documentId = documentId;
-    return answer(await runOperation(steps, scope, principal, operation, params.variables));
+    const result = await runOperation(steps, scope, principal, operation, params.variables, { revalidation });
+    return revalidation?.notModified ? notModifiedAnswer(revalidation) : answer(result);
   }
 }

@@ -10,7 +10,8 @@
 // What it declines (a GET, a subscription, multipart, a CORS preflight, a document that does not parse...)
 // Yoga serves, its plugins calling the same step functions (app.ts).
 import type { RequestScope } from '../observability/request-scope.ts';
-import { finishedAnswer, type Answer, type AnswerHeaders } from './answer.ts';
+import { finishedAnswer, revalidatedAnswer, type Answer, type AnswerHeaders } from './answer.ts';
+import { Revalidation } from './entity-tags.ts';
 import type { GraphQLRequests } from './graphql-requests.ts';
 import type { RequestDigest } from './request-digest.ts';
 import type { RestRequests } from './rest-requests.ts';
@@ -43,7 +44,20 @@ export class OperationRunner {
   /** The answer as sent, or undefined where the door declines the request after all (Yoga serves it). */
   async answer(door: Door, request: RequestDigest, scope: RequestScope): Promise<Answer | undefined> {
     const { graphql, rest, answerHeaders } = this.#options;
-    const answer = door.door === 'rest' ? await rest.answer(request, scope) : await graphql.answer(request, scope, door.mediaType);
-    return answer && finishedAnswer(answer, request, scope, answerHeaders);
+    const revalidation = this.#revalidationOf(door, request);
+    const answer = door.door === 'rest' ? await rest.answer(request, scope, revalidation) : await graphql.answer(request, scope, door.mediaType, revalidation);
+    return answer && finishedAnswer(revalidation ? revalidatedAnswer(answer, revalidation) : answer, request, scope, answerHeaders);
+  }
+
+  /**
+   * For a read (GET, HEAD), what its answer's tag depends on besides the caller and the data: the door, the
+   * target, the media type and the content coding it will be sent in (docs/decisions.md#conditional-requests).
+   */
+  #revalidationOf(door: Door, { method, url, headers }: RequestDigest): Revalidation | undefined {
+    if (method !== 'GET' && method !== 'HEAD') return undefined;
+    const acceptEncoding = headers.get('accept-encoding');
+    const coding = (acceptEncoding !== null && this.#options.answerHeaders.compression?.encodingFor(acceptEncoding)) || 'identity';
+    const ifNoneMatch = headers.get('if-none-match') ?? undefined;
+    return new Revalidation(door.door === 'rest' ? `rest ${url} ${coding}` : `graphql ${url} ${door.mediaType} ${coding}`, ifNoneMatch);
   }
 }

@@ -11,7 +11,8 @@ import type { RestRoute } from '../rest/rest-route.ts';
 import type { IdempotentWrites } from '../rest/idempotent-writes.ts';
 import { restAnswer, type FailureLog, type RestRouter, type RouteOperation } from '../rest/rest-router.ts';
 import type { Principal } from '../modules/tenancy/authenticate.ts';
-import { legacyJsonAnswer, type Answer } from './answer.ts';
+import { legacyJsonAnswer, notModifiedAnswer, type Answer } from './answer.ts';
+import type { Revalidation } from './entity-tags.ts';
 import type { RequestDigest } from './request-digest.ts';
 import { runOperation, type OperationSteps } from './run-operation.ts';
 
@@ -68,14 +69,15 @@ export class RestRequests {
     return URL.canParse(url, 'http://localhost') && this.#options.router.owns(new URL(url, 'http://localhost').pathname);
   }
 
-  async answer(request: RequestDigest, scope: RequestScope): Promise<Answer> {
+  async answer(request: RequestDigest, scope: RequestScope, revalidation?: Revalidation): Promise<Answer> {
     const { steps, router, logFailure } = this.#options;
     const operation: RouteOperation<Principal> = {
       caller: () => callerOf(scope, request.headers, steps.services),
       principalOf: (principal) => principal,
-      execute: (route, principal, variables, extras) => runOperation(steps, scope, principal, this.#operations.get(route)!, variables, extras),
+      execute: (route, principal, variables, extras) => runOperation(steps, scope, principal, this.#operations.get(route)!, variables, { ...extras, revalidation }),
     };
     const { method, headers, body } = request;
-    return legacyJsonAnswer(await restAnswer(router, { method, url: fullUrl(request), headers, body }, scope, operation, logFailure, this.#options.idempotentWrites));
+    const answer = await restAnswer(router, { method, url: fullUrl(request), headers, body }, scope, operation, logFailure, this.#options.idempotentWrites);
+    return revalidation?.notModified ? notModifiedAnswer(revalidation) : legacyJsonAnswer(answer);
   }
 }

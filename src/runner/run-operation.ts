@@ -17,7 +17,9 @@ import type { Metrics } from '../observability/metrics.ts';
 import { beginOperationMetrics } from '../observability/operation-metrics.plugin.ts';
 import { inOperationSpan } from '../observability/operation-span.ts';
 import type { RequestScope } from '../observability/request-scope.ts';
-import type { Principal } from '../modules/tenancy/authenticate.ts';
+import { NO_SINGLE_TENANT, type Principal } from '../modules/tenancy/authenticate.ts';
+import { tenantDataVersion } from '../modules/tenancy/data-version/tenant-data-version.ts';
+import { NOT_MODIFIED, type Revalidation } from './entity-tags.ts';
 
 export interface OperationSteps {
   schema: GraphQLSchema;
@@ -35,10 +37,18 @@ export interface OperationSteps {
 /** What a request whose client has gone while it waited for its turn gets: nobody reads it. */
 const GONE: ExecutionResult = { errors: [] };
 
-/** Runs `operation` for `principal` through every step after the document's; its result, errors masked. */
+/** What a request adds to its operation: its context's extras, and for a read, what its entity tag is made of. */
+export interface RunExtras extends OperationExtras {
+  revalidation?: Revalidation;
+}
+
+/**
+ * Runs `operation` for `principal` through every step after the document's; its result, errors masked. A read
+ * whose If-None-Match names its tag (`extras.revalidation`) does not execute: its result is NOT_MODIFIED.
+ */
 export async function runOperation(
   steps: OperationSteps, scope: RequestScope, principal: Principal, operation: RunnableOperation, variables: Record<string, unknown> | undefined,
-  extras: OperationExtras = {},
+  extras: RunExtras = {},
 ): Promise<ExecutionResult> {
   const { schema, metrics, queryCost, maskError, tracer } = steps;
   const { document, operationName } = operation;
@@ -61,22 +71,43 @@ export async function runOperation(
   }
   if (result === GONE) return GONE;
   done(result);
+  if (result === NOT_MODIFIED) return result;
   return result.errors == null ? result : { ...result, errors: result.errors.map((error) => maskError(error) as GraphQLError) };
 }
 
 /** The context, made in the turn, and the execution (again on the primary if a replica failed it). */
 function executeWithContext(
-  steps: OperationSteps, principal: Principal, operation: RunnableOperation, variables: Record<string, unknown> | undefined, extras: OperationExtras,
+  steps: OperationSteps, principal: Principal, operation: RunnableOperation, variables: Record<string, unknown> | undefined, extras: RunExtras,
 ): ExecutionResult | Promise<ExecutionResult> {
   const context = createGraphQLContext(principal, steps.services, extras);
-  if (context instanceof Promise) return context.then((made) => executeIn(steps, made, operation, variables));
-  return executeIn(steps, context, operation, variables);
+  if (context instanceof Promise) return context.then((made) => executeIn(steps, made, operation, variables, extras.revalidation));
+  return executeIn(steps, context, operation, variables, extras.revalidation);
 }
 
-function executeIn(steps: OperationSteps, context: GraphQLContext, operation: RunnableOperation, variables: Record<string, unknown> | undefined): ExecutionResult | Promise<ExecutionResult> {
-  const run = () => executeCompiled(steps, operation, context, variables);
+function executeIn(
+  steps: OperationSteps, context: GraphQLContext, operation: RunnableOperation, variables: Record<string, unknown> | undefined, revalidation: Revalidation | undefined,
+): ExecutionResult | Promise<ExecutionResult> {
+  // A data-plane key acting for several tenants reads nothing, and its answers get no tag.
+  const run = revalidation && context.principal.tenantId !== NO_SINGLE_TENANT
+    ? () => executeRevalidated(steps, operation, context, variables, revalidation)
+    : () => executeCompiled(steps, operation, context, variables);
   const { replicas } = steps.services;
   return replicas ? withReplicaFallback(replicas, context, run) : run();
+}
+
+/**
+ * The tenant's data version first, then (unless the request holds the tag it makes) the operation, on the same
+ * database: the tag is never newer than the data. A result with errors gets no tag: an error may not last.
+ */
+async function executeRevalidated(
+  steps: OperationSteps, operation: RunnableOperation, context: GraphQLContext, variables: Record<string, unknown> | undefined, revalidation: Revalidation,
+): Promise<ExecutionResult> {
+  const { principal } = context;
+  const version = await tenantDataVersion(context.em(), principal.tenantId);
+  if (revalidation.tag(principal, version, principal.mayReadSecrets ? context.cipher.fingerprints : [])) return NOT_MODIFIED;
+  const result = await executeCompiled(steps, operation, context, variables);
+  if (result.errors?.length) revalidation.etag = undefined;
+  return result;
 }
 
 function executeCompiled(steps: OperationSteps, { document, operationName }: RunnableOperation, contextValue: object, variableValues: Record<string, unknown> | undefined): ExecutionResult | Promise<ExecutionResult> {

@@ -39,14 +39,28 @@ export function servicePairs(cipher: () => SecretCipher): ServicePairs {
 
 /**
  * What a client sees, without what differs between any two answers: the time, the request id, and the seconds
- * until the rate-limit window resets, which tick between two requests sent a moment apart (compared below).
+ * until the rate-limit window resets, which tick between two requests sent a moment apart (compared below); and
+ * the validators of a read, which only the runner gives (compared below).
  */
-export const seen = ({ status, headers: { date: _date, 'x-request-id': _id, 'ratelimit-reset': _reset, ...headers }, body }: RawResponse) =>
+export const seen = ({ status, headers: { date: _date, 'x-request-id': _id, 'ratelimit-reset': _reset, etag: _etag, 'cache-control': _cache, vary: _vary, ...headers }, body }: RawResponse) =>
   ({ status, headers, body: body.toString('base64') });
 
-/** The same answer from both services; the reset seconds (present on both, or on neither) at most one apart. */
+/**
+ * The same answer from both services; the reset seconds (present on both, or on neither) at most one apart. The
+ * runner's tagged answers (docs/decisions.md#conditional-requests) carry every validator, its Vary names all
+ * Yoga's does, and a deployment's tag begins with the one Yoga gave.
+ */
 export function expectSameAnswer(fromRunner: RawResponse, fromYoga: RawResponse, label?: string) {
   expect(seen(fromRunner), label).toEqual(seen(fromYoga));
+  const { etag, vary, 'cache-control': cacheControl } = fromRunner.headers;
+  if (etag === undefined || fromRunner.status !== 200) {
+    expect({ etag, vary, cacheControl }, label).toEqual({ etag: fromYoga.headers.etag, vary: fromYoga.headers.vary, cacheControl: fromYoga.headers['cache-control'] });
+  } else {
+    expect(etag, label).toMatch(/^"(\d+(-masked)?-)?[0-9a-f]{24}"$/);
+    if (fromYoga.headers.etag !== undefined) expect(etag.startsWith(`${String(fromYoga.headers.etag).slice(0, -1)}-`), label).toBe(true);
+    expect(cacheControl, label).toBe('private, no-cache');
+    for (const name of String(fromYoga.headers.vary ?? '').split(',').filter(Boolean)) expect(String(vary).toLowerCase(), label).toContain(name.trim().toLowerCase());
+  }
   const [runnerReset, yogaReset] = [fromRunner, fromYoga].map((answer) => answer.headers['ratelimit-reset']);
   expect(runnerReset === undefined, `${label}: ratelimit-reset on one answer only`).toBe(yogaReset === undefined);
   if (runnerReset !== undefined) expect(Math.abs(Number(runnerReset) - Number(yogaReset)), `${label}: ratelimit-reset`).toBeLessThanOrEqual(1);

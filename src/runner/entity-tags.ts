@@ -1,0 +1,69 @@
+// Entity tags of read answers, and the comparison of If-None-Match (docs/decisions.md#conditional-requests).
+// A tag names one answer's bytes: it is a hash of everything the answer depends on, which is the request (door,
+// target, media type, content coding), who asks (key, tenant, permissions, and for a key that reveals secrets
+// the secrets keys this process holds), the tenant's data version, and the build. The data version is read
+// before the data (on the same database), so a tag is never newer than the answer it is sent with: a change
+// committed in between only costs one more full answer.
+import { createHash } from 'node:crypto';
+import type { ExecutionResult } from 'graphql';
+import type { Principal } from '../modules/tenancy/authenticate.ts';
+import { buildFingerprint } from './build-fingerprint.ts';
+
+/** The result of an operation that did not run: the request's If-None-Match named its answer's tag. */
+export const NOT_MODIFIED: ExecutionResult = Object.freeze({});
+
+/** Every use revalidates; only the caller's own cache may keep it (the answer is the key's). */
+export const CACHE_CONTROL = 'private, no-cache';
+/** The request headers a read answer depends on: the key (either header), the tenant, the media type, the coding. */
+export const VARY = 'Authorization, X-Api-Key, X-Tenant-Id, Accept, Accept-Encoding';
+
+/** 96 bits of SHA-256, in hex: no two answers a client could hold share one. */
+const TAG_HEX_DIGITS = 24;
+
+/** What a read answer depends on besides its caller and the data: filled by the operation runner for a GET or HEAD. */
+export class Revalidation {
+  /** The answer's tag, once the data version is read; undefined when it gets none (its result had errors). */
+  etag: string | undefined;
+  /** Whether the request's If-None-Match names the tag: the answer is 304, and the operation did not run. */
+  notModified = false;
+
+  /** The door, the target (path and query), the media type and the content coding, as one string. */
+  readonly request: string;
+  /** The request's If-None-Match, if any. */
+  readonly ifNoneMatch: string | undefined;
+
+  constructor(request: string, ifNoneMatch: string | undefined) {
+    this.request = request;
+    this.ifNoneMatch = ifNoneMatch;
+  }
+
+  /** Sets the tag of the answer `principal` gets at `dataVersion`; whether the request already holds it. */
+  tag(principal: Principal, dataVersion: string, secretsKeys: readonly string[]): boolean {
+    const reader = `${principal.apiKeyId} ${principal.tenantId} ${principal.mayReadSecrets ? `secrets ${secretsKeys.join(',')}` : 'masked'} ${principal.mayWrite} ${principal.mayReconcile}`;
+    this.etag = createHash('sha256').update(`${buildFingerprint()}\n${reader}\n${dataVersion}\n${this.request}`).digest('hex').slice(0, TAG_HEX_DIGITS);
+    this.notModified = this.ifNoneMatch !== undefined && namesTag(this.ifNoneMatch, this.etag);
+    return this.notModified;
+  }
+}
+
+/**
+ * Whether an If-None-Match field value names `tag` (RFC 9110 §13.1.2, weak comparison: `W/` is ignored). Each
+ * entity tag is compared by what follows its last `-`, the hash: a single deployment's tag begins with its
+ * version for If-Match (`"7-masked-<hash>"`), which the hash already determines. `*` is left to the answer: it
+ * names any current one, which only running the operation tells (answer.ts).
+ */
+export function namesTag(ifNoneMatch: string, tag: string): boolean {
+  for (const listed of ifNoneMatch.split(',')) {
+    const value = listed.trim().replace(/^W\//, '');
+    if (value.length >= tag.length + 2 && value.startsWith('"') && value.endsWith('"') && value.slice(-1 - tag.length, -1) === tag) {
+      const before = value.length - 2 - tag.length;
+      if (before === 0 || value[before] === '-') return true;
+    }
+  }
+  return false;
+}
+
+/** The ETag header: the hash quoted, after the answer's own tag where it has one (a deployment's `"7"`). */
+export function etagHeader(tag: string, ownTag: string | undefined): string {
+  return ownTag && /^"[^"]*"$/.test(ownTag) ? `"${ownTag.slice(1, -1)}-${tag}"` : `"${tag}"`;
+}
