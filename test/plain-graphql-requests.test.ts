@@ -1,4 +1,4 @@
-// The plain GraphQL request (POST /graphql, JSON) is served by the operation runner, without Yoga
+// The plain GraphQL request (POST /graphql, JSON; or a query by GET) is served by the operation runner, without Yoga
 // (src/runner/graphql-requests.ts). A client must not be able to tell: the same requests, sent in the same
 // order to a service with that path and to one where Yoga serves everything, get the same status, the same
 // headers (but the date, the request id, and the rate-limit reset within a second) and the same bytes, and the
@@ -54,6 +54,31 @@ interface Case {
 
 const post = (base: string, { body, headers = {} }: Case) =>
   rawRequest(`${base}/graphql`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+
+/**
+ * The same request sent by GET, as GraphQL over HTTP clients send a query: its parameters in the query string,
+ * variables and extensions as JSON. A body that is no JSON object is sent as the `query` parameter as it is.
+ */
+function asGet({ body, headers = {} }: Case): { target: string; headers: Record<string, string> } {
+  let params: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    params = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : { query: body };
+  } catch {
+    params = { query: body };
+  }
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined) search.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  const { 'content-type': _type, ...rest } = headers;
+  return { target: `/graphql?${search}`, headers: rest };
+}
+
+const getRequest = (base: string, request: Case) => {
+  const { target, headers } = asGet(request);
+  return rawRequest(`${base}${target}`, { headers });
+};
 
 const preparedRuns = runnerRuns;
 
@@ -172,6 +197,31 @@ describe('the plain GraphQL request', () => {
     // Prepared operations are part of the comparison: 83 of the corpus's requests ran so when this was written.
     expect(await preparedRuns(plain)).toBeGreaterThan(0);
     expect(await preparedRuns(yoga)).toBe(0);
+  });
+
+  it('answers the corpus sent by GET exactly as Yoga does (but its validators), trusted documents too, and counts the same', async () => {
+    const acme = { 'x-api-key': keys.acme };
+    const getOnly: Case[] = [
+      { name: 'a mutation by GET', body: json('mutation { deleteDeployment(input: { id: "x" }) { __typename } }'), headers: acme },
+      { name: 'a page view of GraphiQL with a query', body: json('{ __typename }'), headers: { ...acme, accept: 'text/html' } },
+      { name: 'no key header (CSRF)', body: json('{ __typename }') },
+      { name: 'Yoga\'s CSRF header, no key', body: json('{ __typename }'), headers: { 'x-graphql-yoga-csrf': '1' } },
+      { name: 'a Bearer token', body: json(LIGHT), headers: { authorization: `Bearer ${keys.acme}` } },
+      { name: 'variables that are no JSON', body: JSON.stringify({ query: MEDIUM, variables: '{limit' }), headers: acme },
+      { name: 'an empty query', body: JSON.stringify({ query: '' }), headers: acme },
+    ];
+    for (const [options, cases] of [[{}, [...corpus(), ...getOnly]], [{ trustedDocuments: { mode: 'allow', manifest } }, [...trustedCorpus(), ...getOnly]]] as const) {
+      const { plain, yoga } = await pair(1_000_000, options as AppOptions);
+      for (const round of ['first', 'again']) {
+        for (const request of cases) {
+          const [fromPlain, fromYoga] = [await getRequest(plain.url, request), await getRequest(yoga.url, request)];
+          expectSameAnswer(fromPlain, fromYoga, `GET ${request.name} (${round})`);
+        }
+      }
+      await expectSameCounts(plain, yoga);
+      expect(await preparedRuns(plain)).toBeGreaterThan(0);
+      expect(await preparedRuns(yoga)).toBe(0);
+    }
   });
 
   it('runs every operation on the runner from its first request, a REST route\'s too, and refuses a route\'s document sent to /graphql', async () => {

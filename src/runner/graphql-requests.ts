@@ -1,16 +1,17 @@
-// The GraphQL door of the operation runner: `POST /graphql` with a JSON body, as frontend apps send it, a
-// document or (TRUSTED_DOCUMENTS on) a trusted document's id. What it does itself is what Yoga's HTTP layer
-// does for this one shape of request: read the parameters and pick the media type; the operation then takes
-// the steps every operation takes (run-operation.ts), and its answer is made as Yoga's processRegularResult
-// makes it.
+// The GraphQL door of the operation runner: `POST /graphql` with a JSON body, as frontend apps send it, and a
+// query sent by GET with its parameters in the query string (which may be answered 304: entity-tags.ts); a
+// document or (TRUSTED_DOCUMENTS on) a trusted document's id, or Apollo's persisted-query hash of one. What it
+// does itself is what Yoga's HTTP layer does for these shapes of request: read the parameters and pick the media
+// type; the operation then takes the steps every operation takes (run-operation.ts), and its answer is made as
+// Yoga's processRegularResult makes it.
 //
 // It declines (and Yoga serves, with the body already read) any other shape: an Accept header that only a
 // streamed answer (multipart, event stream) or none satisfies, another content type, a parameter other than
-// query, variables, operationName, extensions and (trusted documents on) documentId, a body without a document
-// (a persisted-query hash alone), what the trusted-documents plugin would refuse, a document that may hold a
-// subscription, one that does not parse, a GET. test/plain-graphql-requests.test.ts sends the same requests to
-// a service with the runner and to one where Yoga serves everything, and compares what clients see and what
-// the services count.
+// query, variables, operationName, extensions and (trusted documents on) documentId, a request without a
+// document, what the trusted-documents plugin would refuse, a document that may hold a subscription, one that
+// does not parse; of GETs, a page view (GraphiQL), one without a key header (the CSRF rule), one with a body,
+// and a mutation. test/plain-graphql-requests.test.ts sends the same requests to a service with the runner and
+// to one where Yoga serves everything, and compares what clients see and what the services count.
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import type { GraphQLParams } from 'graphql-yoga';
 import { callerOf } from '../graphql/caller.ts';
