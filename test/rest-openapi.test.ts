@@ -97,13 +97,17 @@ describe('REST OpenAPI document', () => {
       for (const path of INSTALL_PATHS) expect(parameters(path).map((p: { name: string }) => p.name), path).toEqual(path.includes('{codehost}') ? ['codehost'] : []);
     });
 
-    it('declares 200, 401, 403 and 500 for every operation, 422 where there are parameters, and 404 where an id can be missing', () => {
+    it('declares 200, 304, 401, 403 and 500 for every operation, 422 where there are parameters, and 404 where an id can be missing', () => {
       for (const path of [DEPLOYMENTS, ...REPOSITORY_PATHS, ...INSTALL_PATHS, DEPLOYMENT, REVISIONS, REVISION]) {
         const parameters = spec.paths[path].get.parameters.filter((p: any) => p.in !== 'header');
         const expected = ['200', '401', '403', ...(PATHS_WITH_404.includes(path) ? ['404'] : []), ...(parameters.length > 0 ? ['422'] : []), '500'];
         const responses = spec.paths[path].get.responses;
-        expect(Object.keys(responses).sort(), path).toEqual(expected);
+        expect(Object.keys(responses).sort(), path).toEqual(['304', ...expected].sort());
         for (const status of expected) expect(responses[status].content?.['application/json']?.schema, `${path} ${status}`).toBeDefined();
+        // A conditional read: If-None-Match, the validators on the 200, and the 304 without a body.
+        expect(responses[304].content, path).toBeUndefined();
+        expect(Object.keys(responses[200].headers).sort(), path).toEqual(['Cache-Control', 'ETag', 'Vary']);
+        expect(spec.paths[path].get.parameters.map((p: any) => p.name), path).toContain('If-None-Match');
       }
     });
 

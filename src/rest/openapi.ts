@@ -27,7 +27,14 @@ const errorResponse = (description: string, schema = 'HTTPError') => ({
 const stringHeader = (description: string) => ({ description, schema: { type: 'string' } });
 
 /** What a deployment's `ETag` holds (docs/decisions.md#etags-and-if-match). */
-export const ETAG_HEADER = 'The deployment\'s entity tag: `"<version>"`, or `"<version>-masked"` for a key that may not read secrets. Send it as `If-Match`.';
+export const ETAG_HEADER = 'The deployment\'s entity tag: `"<version>"`, or `"<version>-masked"` for a key that may not read secrets; '
+  + 'a GET\'s adds its answer\'s hash (`"<version>-masked-<hash>"`). Send it as `If-Match`, or a GET\'s as `If-None-Match`.';
+/** What a read's validators hold (docs/decisions.md#conditional-requests). */
+const READ_ETAG = 'The answer\'s strong entity tag; send it as `If-None-Match` to get 304 while nothing it shows has changed.';
+const READ_VALIDATORS = {
+  'Cache-Control': '`private, no-cache`: a client\'s own cache may keep the answer, and revalidates it at every use.',
+  Vary: 'The request headers the answer depends on: `Authorization, X-Api-Key, X-Tenant-Id, Accept, Accept-Encoding`.',
+};
 const REPLAYED = '`true` when this is the stored answer to an earlier request under the same Idempotency-Key.';
 
 /** An answer a route declares itself: every error body is `{"detail": "..."}` unless it says otherwise. */
@@ -53,9 +60,12 @@ function writeResponses(route: RestRoute, declared: Record<string, { description
   return responses;
 }
 
+const isRead = (route: RestRoute) => (route.method ?? 'GET') === 'GET';
+
 function successResponse(route: RestRoute) {
   const headers = Object.fromEntries([
-    ...Object.entries(route.successHeaders ?? {}).map(([name, description]) => [name, stringHeader(description)]),
+    ...Object.entries({ ...(isRead(route) && { ETag: READ_ETAG, ...READ_VALIDATORS }), ...route.successHeaders })
+      .map(([name, description]) => [name, stringHeader(description)]),
     ...(route.idempotent ? [['Idempotent-Replayed', stringHeader(REPLAYED)]] : []),
   ]);
   return {
@@ -79,6 +89,12 @@ function operation(route: RestRoute) {
     500: errorResponse('Internal Server Error'),
   };
   if (route.notFound) responses[404] = errorResponse(route.notFound);
+  if (isRead(route)) {
+    responses[304] = {
+      description: 'Not Modified: `If-None-Match` names the current answer\'s tag (no body).',
+      headers: { ETag: stringHeader('The tag named.'), ...Object.fromEntries(Object.entries(READ_VALIDATORS).map(([name, description]) => [name, stringHeader(description)])) },
+    };
+  }
   // As FastAPI does: only a route with parameters or a body can fail their validation.
   if (route.parameters.length > 0 || route.body) {
     const reused = route.idempotent ? '; or the Idempotency-Key was used with another request (`loc` `["header","Idempotency-Key"]`)' : '';
@@ -98,6 +114,10 @@ function operation(route: RestRoute) {
       ...(route.idempotent ? [{
         name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 },
         description: 'Any unique string (a UUID): a retry with the same key and body gets the first answer instead of a second write (kept 24 hours).',
+      }] : []),
+      ...(isRead(route) ? [{
+        name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' },
+        description: 'The `ETag` of the answer you hold: 304 without a body while nothing it shows has changed.',
       }] : []),
       ...(route.ifMatch ? [{
         name: 'If-Match', in: 'header', required: false, schema: { type: 'string' },

@@ -1,6 +1,7 @@
 // Read replicas against a real streaming replica (Debian's PostgreSQL, pg_basebackup): reads go to it, keys
 // and live-update loads to the primary; a replica paused beyond REPLICA_MAX_LAG, or stopped, is taken out of
-// rotation without users noticing, and put back once well.
+// rotation without users noticing, and put back once well. A conditional read is answered by the data its
+// gateway reads: a paused replica never answers 304 to a tag of data it has not replayed.
 import { randomBytes } from 'node:crypto';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,6 +40,12 @@ const names = async (service: ServiceProcess, apiKey = key) => {
 const restIds = async (service: ServiceProcess) => {
   const response = await fetch(new URL('/v2/deployments?limit=100', service.url), { headers: { 'x-api-key': key } });
   return { status: response.status, ids: ((await response.json()) as { resources: { id: string }[] }).resources.map((d) => d.id) };
+};
+/** The page by GET, with If-None-Match when given: its status, tag and ids (none on a 304). */
+const conditionalPage = async (service: ServiceProcess, ifNoneMatch?: string) => {
+  const response = await fetch(new URL('/v2/deployments?limit=100', service.url), { headers: { 'x-api-key': key, ...(ifNoneMatch && { 'if-none-match': ifNoneMatch }) } });
+  const text = await response.text();
+  return { status: response.status, etag: response.headers.get('etag'), ids: text ? (JSON.parse(text) as { resources: { id: string }[] }).resources.map((d) => d.id) : [] };
 };
 const ready = async (service: ServiceProcess) => {
   const response = await fetch(new URL('/ready', service.url));
@@ -137,6 +144,32 @@ describe('read replicas', () => {
     }
     const back = await eventually(() => ready(strict), (r) => r.body.replicas[0]?.state === 'in rotation');
     expect(back.body.replicas[0]).toMatchObject({ state: 'in rotation', lagSeconds: 0 });
+  });
+
+  it('never answer 304 to a tag newer than the data the replica has replayed, and honour each other\'s tags', async () => {
+    const before = await eventually(() => conditionalPage(patient), (r) => r.status === 200);
+    expect(before.etag).toMatch(/^"[0-9a-f]{24}"$/);
+    // Another gateway (another process), the same data: the same tag.
+    expect((await eventually(() => conditionalPage(strict, before.etag!), (r) => r.status === 304)).status).toBe(304);
+    await pair.onReplica('select pg_wal_replay_pause()');
+    let newer: Awaited<ReturnType<typeof conditionalPage>>;
+    try {
+      const added = await addDeployment('tagged-while-paused');
+      // The strict gateway takes the lagging replica out of rotation and reads the primary: the new page, a new tag.
+      newer = await eventually(() => conditionalPage(strict), (r) => r.ids.includes(added));
+      expect(newer.ids).toContain(added);
+      expect(newer.etag).not.toBe(before.etag);
+      // The patient one reads the paused replica: the newer tag names data it does not have. It answers what it
+      // has, with that data's tag; the old tag still names it.
+      const onReplica = await conditionalPage(patient, newer.etag!);
+      expect({ status: onReplica.status, etag: onReplica.etag, hasAdded: onReplica.ids.includes(added) }).toEqual({ status: 200, etag: before.etag, hasAdded: false });
+      expect((await conditionalPage(patient, before.etag!)).status).toBe(304);
+    } finally {
+      await pair.onReplica('select pg_wal_replay_resume()');
+    }
+    // Replayed: the patient gateway honours the tag the strict one issued, and no longer the old one.
+    expect((await eventually(() => conditionalPage(patient, newer.etag!), (r) => r.status === 304)).status).toBe(304);
+    expect((await conditionalPage(patient, before.etag!)).status).toBe(200);
   });
 
   it('answer from the primary, never a 5xx, when the replica stops', async () => {

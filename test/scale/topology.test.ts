@@ -52,16 +52,19 @@ async function newKey(): Promise<{ key: string; prefix: string }> {
 interface Answer { status: number; body: string }
 
 /** One request on a connection of its own: a gateway's cluster hands connections to its workers in turn. */
-function send(at: string, path: string, key: string, body?: string): Promise<Answer> {
+function send(at: string, path: string, key: string, body?: string, extra: http.OutgoingHttpHeaders = {}, seen?: (headers: http.IncomingHttpHeaders) => void): Promise<Answer> {
   const url = new URL(path, at);
-  const headers: http.OutgoingHttpHeaders = { 'x-api-key': key, connection: 'close' };
+  const headers: http.OutgoingHttpHeaders = { 'x-api-key': key, connection: 'close', ...extra };
   if (body) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   return new Promise((resolve, reject) => {
     const request = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: body ? 'POST' : 'GET', headers, agent: false, timeout: 10_000 }, (response) => {
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (text += chunk));
-      response.once('end', () => resolve({ status: response.statusCode!, body: text }));
+      response.once('end', () => {
+        seen?.(response.headers);
+        resolve({ status: response.statusCode!, body: text });
+      });
       response.once('error', reject);
     });
     request.once('timeout', () => request.destroy(new Error('timed out')));
@@ -121,6 +124,28 @@ describe('two gateways of two workers behind HAProxy, PgBouncer, Redis and a str
       // Several times: HAProxy spreads them over both gateways, and each gateway over its workers.
       for (let i = 0; i < 4; i++) expect(await read(haproxy.url, key)).toEqual(expected);
     }
+  });
+
+  it('honours a tag any gateway issued on every gateway and worker, and no longer once its writer changed the data', async () => {
+    const output = await cli('src/cli/apikey.ts', ['create', '--tenant', ACME, '--write', '--name', 'topology-writer']);
+    const writer = /^(dmk_\S+)$/m.exec(output)![1]!;
+    const page = '/v2/deployments?limit=20';
+    let etag = '';
+    expect((await send(origin(plain), page, writer, undefined, {}, (headers) => (etag = String(headers.etag)))).status).toBe(200);
+    expect(etag).toMatch(/^"[0-9a-f]{24}"$/);
+    // The replica has replayed the set-up: the same data everywhere, so the plain gateway's tag names every answer.
+    for (let i = 0; i < 8; i++) expect((await send(haproxy.url, page, writer, undefined, { 'if-none-match': etag })).status).toBe(304);
+    const patch = JSON.stringify({ source_config: { install_command: `make ${Date.now()}` } });
+    const patched = await new Promise<number>((resolve, reject) => {
+      const request = http.request(new URL(`/v2/deployments/${ACME_DEPLOYMENT}`, haproxy.url), {
+        method: 'PATCH', headers: { 'x-api-key': writer, 'content-type': 'application/json', 'content-length': Buffer.byteLength(patch), connection: 'close' },
+      }, (response) => response.resume().once('end', () => resolve(response.statusCode!)));
+      request.once('error', reject);
+      request.end(patch);
+    });
+    expect(patched).toBe(200);
+    // Its writer reads its write at once (read your writes), on every gateway and worker: never the old tag's 304.
+    for (let i = 0; i < 8; i++) expect((await send(haproxy.url, page, writer, undefined, { 'if-none-match': etag })).status).toBe(200);
   });
 
   it('takes a key created a moment ago at once, and refuses it everywhere within a second of its revocation', async () => {
