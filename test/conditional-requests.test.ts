@@ -262,6 +262,19 @@ describe('a tag is the caller\'s', () => {
   });
 });
 
+describe('a tagged answer from a page on another origin', () => {
+  it('keeps every name of its Vary beside CORS\'s Origin', async () => {
+    const app = await startApp(fixture.db.orm, fixture.cipher, undefined, { options: { corsOrigins: ['https://app.example.com', 'https://admin.example.com'] } });
+    try {
+      const answer = await fetch(`${app.url}${PAGE}`, { headers: { 'x-api-key': fixture.keys.reader, origin: 'https://app.example.com' } });
+      expect({ status: answer.status, vary: answer.headers.get('vary'), origin: answer.headers.get('access-control-allow-origin') })
+        .toEqual({ status: 200, vary: `${VARY}, Origin`, origin: 'https://app.example.com' });
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('trusted documents by GET', () => {
   it('a document id in the URL, or Apollo\'s persisted-query hash, gets a tag and 304', async () => {
     const manifest = new Map([[documentIdOf(TENANT_QUERY), TENANT_QUERY]]);

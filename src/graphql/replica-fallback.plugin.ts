@@ -10,11 +10,24 @@ import { readFromPrimary, type GraphQLContext } from './context.ts';
 
 const failedOnDatabase = (result: ExecutionResult) => result.errors?.some((error) => isDatabaseUnavailable(error)) ?? false;
 
-/** `execute`'s result, or, where it failed on an unreachable replica, its result run again on the primary. */
+/**
+ * `execute`'s result, or, where it failed on an unreachable replica (in its result's errors, or thrown: a read's
+ * data version is read before execution, run-operation.ts), its result run again on the primary.
+ */
 export async function withReplicaFallback(replicas: ReadReplicas, ctx: GraphQLContext, execute: () => ExecutionResult | Promise<ExecutionResult>): Promise<ExecutionResult> {
-  const result = await execute();
+  let result: ExecutionResult;
+  try {
+    result = await execute();
+  } catch (error) {
+    if (ctx.replica === undefined || !isDatabaseUnavailable(error)) throw error;
+    return againOnPrimary(replicas, ctx, execute);
+  }
   if (ctx.replica === undefined || !failedOnDatabase(result)) return result;
-  replicas.markUnreachable(ctx.replica);
+  return againOnPrimary(replicas, ctx, execute);
+}
+
+function againOnPrimary(replicas: ReadReplicas, ctx: GraphQLContext, execute: () => ExecutionResult | Promise<ExecutionResult>) {
+  replicas.markUnreachable(ctx.replica!);
   readFromPrimary(ctx);
   return execute();
 }

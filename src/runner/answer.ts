@@ -10,7 +10,7 @@ import type { RequestScope } from '../observability/request-scope.ts';
 import type { LegacyAnswer } from '../rest/legacy-responses.ts';
 import type { ResponseCompression } from './response-compression.ts';
 import type { RequestDigest } from './request-digest.ts';
-import { CACHE_CONTROL, etagHeader, VARY, type Revalidation } from './entity-tags.ts';
+import { CACHE_CONTROL, etagHeader, namesTag, VARY, type Revalidation } from './entity-tags.ts';
 
 export interface Answer {
   status: number;
@@ -23,9 +23,22 @@ export interface Answer {
 
 type FetchAPI = YogaServerInstance<object, object>['fetchAPI'];
 
-/** Copies header values under lower-case names, as node:http's writeHead takes them here. */
+/**
+ * Copies header values under lower-case names, as node:http's writeHead takes them here; a Vary adds the names
+ * it lacks to the answer's (CORS's `Origin` to a read's list).
+ */
 function setHeaders(into: Record<string, string>, from: Iterable<[string, string]>): void {
-  for (const [name, value] of from) into[name.toLowerCase()] = value;
+  for (const [name, value] of from) {
+    const lower = name.toLowerCase();
+    into[lower] = lower === 'vary' && into.vary ? mergedVary(into.vary, value) : value;
+  }
+}
+
+function mergedVary(vary: string, more: string): string {
+  const names = vary.split(',').map((name) => name.trim());
+  const known = new Set(names.map((name) => name.toLowerCase()));
+  for (const name of more.split(',').map((added) => added.trim())) if (name && !known.has(name.toLowerCase())) names.push(name);
+  return names.join(', ');
 }
 
 /**
@@ -55,9 +68,12 @@ export function legacyJsonAnswer({ status, body, headers }: LegacyAnswer): Answe
  * deployment's carries the version If-Match reads, which the 304's caller did not read again).
  */
 export function notModifiedAnswer(revalidation: Revalidation): Answer {
-  const named = revalidation.ifNoneMatch!.split(',').map((tag) => tag.trim().replace(/^W\//, '')).find((tag) => tag.endsWith(`${revalidation.etag}"`));
-  return { status: 304, statusText: STATUS_CODES[304], headers: { etag: named ?? etagHeader(revalidation.etag!, undefined), 'cache-control': CACHE_CONTROL, vary: VARY }, body: null };
+  const named = revalidation.ifNoneMatch!.split(',').map((tag) => tag.trim().replace(/^W\//, '')).find((tag) => namesTag(tag, revalidation.etag!));
+  return notModified(named ?? etagHeader(revalidation.etag!, undefined));
 }
+
+const notModified = (etag: string): Answer =>
+  ({ status: 304, statusText: STATUS_CODES[304], headers: { etag, 'cache-control': CACHE_CONTROL, vary: VARY }, body: null });
 
 /**
  * A read's answer with its validators: a 200 with a tag gets ETag, Cache-Control and Vary (and is 304 for
@@ -67,7 +83,7 @@ export function revalidatedAnswer(answer: Answer, revalidation: Revalidation): A
   if (revalidation.notModified || answer.status !== 200 || revalidation.etag === undefined) return answer;
   if (revalidation.ifNoneMatch?.split(',').some((tag) => tag.trim() === '*')) {
     revalidation.notModified = true;
-    return { status: 304, statusText: STATUS_CODES[304], headers: { etag: etagHeader(revalidation.etag, answer.headers.etag), 'cache-control': CACHE_CONTROL, vary: VARY }, body: null };
+    return notModified(etagHeader(revalidation.etag, answer.headers.etag));
   }
   const { headers } = answer;
   headers.etag = etagHeader(revalidation.etag, headers.etag);
