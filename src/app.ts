@@ -120,6 +120,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
   const metrics = options.metrics ?? new Metrics();
   const inFlight = new InFlightRequests();
   metrics.observeRequestsInFlight(() => inFlight.size);
+  if (services.decryptedValues) metrics.observeDecryptedValues(services.decryptedValues);
   const deploymentChanges = new DeploymentChangeFeed({
     notifications: services.notifications,
     streamsPerKey: options.subscriptionsPerKey ?? DEFAULT_SUBSCRIPTIONS_PER_KEY,

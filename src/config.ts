@@ -30,6 +30,8 @@ export interface Config {
   secretsKey: Buffer | undefined;
   /** A key that only reads: secrets written under it stay readable while a rotation moves them to the current key. */
   secretsKeyPrevious: Buffer | undefined;
+  /** Secret values kept decrypted (SECRET_VALUES_CACHE_ENTRIES, _MB); maxEntries 0: none kept (decrypted-values-cache.ts). */
+  secretValuesCache: { maxEntries: number; maxBytes: number };
   migrateOnStart: boolean;
   seedDemoData: boolean;
   /** Port for the embedded PostgreSQL; 0 picks a free one at every start. */
@@ -331,6 +333,10 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: parseInteger(env, 'MAX_BODY_BYTES', 100 * 1024, 1024, 100 * 1024 * 1024),
     compressionMinBytes: parseBoolean(env, 'COMPRESSION', true) ? compressionMinBytes : false,
     rateLimitPerMinute: parseInteger(env, 'RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000),
+    secretValuesCache: {
+      maxEntries: parseInteger(env, 'SECRET_VALUES_CACHE_ENTRIES', 20_000, 0, 10_000_000),
+      maxBytes: parseInteger(env, 'SECRET_VALUES_CACHE_MB', 16, 1, 4096) * 1024 * 1024,
+    },
     subscriptionsPerKey: parseInteger(env, 'SUBSCRIPTIONS_PER_KEY', 10, 1, 10_000),
     revisionLeaseSeconds: parseInteger(env, 'REVISION_LEASE_SECONDS', 60, 5, 86_400),
     redisUrl: parseRedisUrl(env, 'REDIS_URL'),

@@ -22,6 +22,8 @@ import { describeFailure } from './expected-errors.ts';
 import { createApp, GRAPHQL_PATH, type App, type AppOptions } from './app.ts';
 import { ApiKeyCache } from './modules/tenancy/api-key-cache.ts';
 import { REVOCATION_CHANNEL } from './modules/tenancy/api-key-revocations.ts';
+import { ROTATION_CHANNEL } from './modules/secrets/rotation-notice.ts';
+import { DecryptedValuesCache } from './modules/secrets/decrypted-values-cache.ts';
 import { FEED_CHANNELS } from './modules/deployments/live/deployment-change-feed.ts';
 import { DatabaseNotifications } from './db/database-notifications.ts';
 import { batchedStdout, createLogger, type Logger } from './observability/logger.ts';
@@ -76,6 +78,7 @@ interface Services {
   database: Database;
   cipher: SecretCipher;
   apiKeys: ApiKeyCache;
+  decryptedValues: DecryptedValuesCache;
   notifications: DatabaseNotifications;
   rateLimiter: RateLimiter | undefined;
   replicas: ReadReplicas | undefined;
@@ -87,10 +90,10 @@ interface Services {
 
 /** Listens, and returns the app with what to announce once it can also be stopped cleanly. A worker's demo key comes from the primary. */
 async function serve(config: Config, services: Services, worker: WorkerBrief | undefined): Promise<Serving> {
-  const { database, cipher, apiKeys, notifications, rateLimiter, replicas, metrics, logger, trustedDocuments, tracing } = services;
+  const { database, cipher, apiKeys, decryptedValues, notifications, rateLimiter, replicas, metrics, logger, trustedDocuments, tracing } = services;
   const demo = worker ? worker.demo
     : database.mode === 'embedded' && config.seedDemoData ? await ensureDemoData(database.orm, cipher, config.dataDir) : undefined;
-  const app = createApp({ orm: database.orm, cipher, apiKeys, rateLimiter, notifications, replicas, revisionLeaseSeconds: config.revisionLeaseSeconds }, {
+  const app = createApp({ orm: database.orm, cipher, apiKeys, decryptedValues, rateLimiter, notifications, replicas, revisionLeaseSeconds: config.revisionLeaseSeconds }, {
     demoApiKey: demo && 'key' in demo ? demo.key : undefined,
     introspection: config.graphqlIntrospection,
     graphiql: config.graphiql,
@@ -162,9 +165,12 @@ async function main(): Promise<void> {
   });
   // One LISTEN connection for the process: key revocations (verified keys are cached while they can reach the
   // cache) and deployment changes (live updates).
-  const notifications = new DatabaseNotifications([REVOCATION_CHANNEL, ...FEED_CHANNELS]);
+  const notifications = new DatabaseNotifications([REVOCATION_CHANNEL, ROTATION_CHANNEL, ...FEED_CHANNELS]);
   const apiKeys = new ApiKeyCache();
   apiKeys.listenTo(notifications);
+  // Cleared by every revocation and rotation this connection hears; answers nothing while it is down.
+  const decryptedValues = new DecryptedValuesCache(config.secretValuesCache);
+  decryptedValues.listenTo(notifications);
   await notifications.start(database.directUrl);
   const rateLimiter = config.rateLimitPerMinute > 0
     ? new RateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger, acrossWorkers: Boolean(primary) })
@@ -179,11 +185,12 @@ async function main(): Promise<void> {
   if (replicas) logger.info(`read replicas: ${replicas.describe()}`);
   let serving: Serving;
   try {
-    serving = await serve(config, { database, cipher, apiKeys, notifications, rateLimiter, replicas, metrics, logger, trustedDocuments, tracing }, primary?.brief);
+    serving = await serve(config, { database, cipher, apiKeys, decryptedValues, notifications, rateLimiter, replicas, metrics, logger, trustedDocuments, tracing }, primary?.brief);
   } catch (error) {
     await replicas?.close();
     await rateLimiter?.close();
     apiKeys.stop();
+    decryptedValues.stop();
     await notifications.stop();
     await database.close();
     throw error;
@@ -206,6 +213,7 @@ async function main(): Promise<void> {
       await cipher.close();
       await rateLimiter?.close();
       apiKeys.stop();
+      decryptedValues.stop();
       await notifications.stop();
       await replicas?.close();
       await database.close();

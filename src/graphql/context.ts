@@ -7,6 +7,8 @@ import { scopeToTenant } from '../modules/common/tenant-scope.ts';
 import { NO_SINGLE_TENANT, type Principal } from '../modules/tenancy/authenticate.ts';
 import type { ApiKeyCache } from '../modules/tenancy/api-key-cache.ts';
 import type { SecretCipher, SecretDecryptionError } from '../modules/secrets/secret-cipher.ts';
+import type { DecryptedValuesCache } from '../modules/secrets/decrypted-values-cache.ts';
+import { revealerFor, type SecretRevealer } from '../modules/secrets/secret-revealer.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { DatabaseNotifications } from '../db/database-notifications.ts';
 import type { DeploymentChangeFeed } from '../modules/deployments/live/deployment-change-feed.ts';
@@ -21,6 +23,8 @@ export interface AppServices {
   apiKeys?: ApiKeyCache;
   /** Request budgets per API key (and failed authentications per address); none: unlimited. */
   rateLimiter?: RateLimiter;
+  /** Secret values kept decrypted, per tenant, for callers that may read them (decrypted-values-cache.ts); none: none kept. */
+  decryptedValues?: DecryptedValuesCache;
   /** Told of every secret that cannot be decrypted (the app logs and counts it). */
   reportUnreadableSecret?: (error: SecretDecryptionError) => void;
   /** The process's LISTEN connection; without it, subscriptions are refused. */
@@ -53,6 +57,8 @@ export interface GraphQLContext {
   dataPlaneEm: () => EntityManager;
   revisionLeaseSeconds: number;
   cipher: SecretCipher;
+  /** What decrypts secret values for this caller; null: it may not see them. */
+  revealer: SecretRevealer | null;
   reportUnreadableSecret: (error: SecretDecryptionError) => void;
   /** Where subscriptions get their streams. */
   deploymentChanges: DeploymentChangeFeed | undefined;
@@ -95,12 +101,14 @@ function contextOn({ orm, replica }: ReadTarget, principal: Principal, services:
   // and a fork (a copy of the ORM's filters and configuration) cost them about 20 µs.
   let scoped: TenantSafeEntityManager | undefined;
   const em = () => (scoped ??= ofTheTenant(orm, principal));
+  const revealer = revealerFor(principal, services.cipher, services.decryptedValues);
   return {
-    principal, em, loaders: new RequestLoaders(em, principal.mayReadSecrets ? services.cipher : null), replica,
+    principal, em, loaders: new RequestLoaders(em, revealer), replica,
     primaryEm: () => ofTheTenant(services.orm, principal),
     dataPlaneEm: () => services.orm.em.fork(),
     revisionLeaseSeconds: services.revisionLeaseSeconds ?? DEFAULT_REVISION_LEASE_SECONDS,
     cipher: services.cipher,
+    revealer,
     reportUnreadableSecret: services.reportUnreadableSecret ?? (() => {}),
     deploymentChanges: services.deploymentChanges,
     beforeCommit: extras.beforeCommit,
@@ -127,5 +135,5 @@ export function readFromPrimary(ctx: GraphQLContext): void {
   // is refused only if it reads.
   let primary: TenantSafeEntityManager | undefined;
   ctx.em = () => (primary ??= ctx.primaryEm());
-  ctx.loaders = new RequestLoaders(ctx.em, ctx.principal.mayReadSecrets ? ctx.cipher : null);
+  ctx.loaders = new RequestLoaders(ctx.em, ctx.revealer);
 }

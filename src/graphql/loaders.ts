@@ -7,7 +7,7 @@ import { DeploymentLoaders } from '../modules/deployments/deployment-loaders.ts'
 import { TagLoaders } from '../modules/deployments/tag-loaders.ts';
 import { IntegrationLoaders } from '../modules/integrations/integration-loaders.ts';
 import { RevisionLoaders } from '../modules/revisions/revision-loaders.ts';
-import type { SecretCipher } from '../modules/secrets/secret-cipher.ts';
+import type { SecretRevealer } from '../modules/secrets/secret-revealer.ts';
 import { NOTHING_TOGETHER, type LoadTogether } from '../modules/common/load-together.ts';
 
 /** Node lookups: each id's object or null; a failed batch fails the lookup instead of looking like "not found". */
@@ -20,7 +20,7 @@ export async function loadNodes<T>(loader: DataLoader<string, T | null>, ids: re
 
 export class RequestLoaders {
   readonly #em: () => TenantSafeEntityManager;
-  readonly #revealWith: SecretCipher | null;
+  readonly #revealWith: SecretRevealer | null;
   readonly #together: LoadTogether;
   // Each domain's loaders are made on first use: most requests (a listing's own columns, `{ __typename }`)
   // touch none or one of them, and making them all cost every request a few microseconds.
@@ -30,12 +30,12 @@ export class RequestLoaders {
   #integrations?: IntegrationLoaders;
 
   /**
-   * `em`: the request's EntityManager, asked for when a domain's loaders are first used. `revealWith`: the
-   * cipher, for a caller that may see secret values (null: values are neither read nor decrypted). `together`:
+   * `em`: the request's EntityManager, asked for when a domain's loaders are first used. `revealWith`: what
+   * decrypts (secret-revealer.ts), for a caller that may see secret values (null: values are neither read nor decrypted). `together`:
    * what the events of a subscription chunk will ask for one at a time (see modules/common/load-together.ts); nothing for a
    * request.
    */
-  constructor(em: () => TenantSafeEntityManager, revealWith: SecretCipher | null, together: LoadTogether = NOTHING_TOGETHER) {
+  constructor(em: () => TenantSafeEntityManager, revealWith: SecretRevealer | null, together: LoadTogether = NOTHING_TOGETHER) {
     this.#em = em;
     this.#revealWith = revealWith;
     this.#together = together;

@@ -62,6 +62,7 @@ export class Metrics {
     labelNames: ['reason'] as const, registers: [this.registry],
   });
   private openSubscriptions: (() => number) | undefined;
+  private decryptedValues: { hits: number; misses: number; size: { entries: number; bytes: number } } | undefined;
   private requestsInFlight: (() => number) | undefined;
   private replicas: (() => ReplicaStatus[]) | undefined;
 
@@ -102,6 +103,32 @@ export class Metrics {
         this.set(metrics.requestsInFlight?.() ?? 0);
       },
     });
+    // Read from the cache when scraped: it counts for itself, in the page's loop, at no cost to it.
+    new Counter({
+      name: 'secret_values_cache_hits_total', help: 'Secret values revealed from those kept decrypted (without deciphering them again).',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(metrics.decryptedValues?.hits ?? 0);
+      },
+    });
+    new Counter({
+      name: 'secret_values_cache_misses_total', help: 'Secret values to reveal that were not kept decrypted (deciphered, then kept if they decrypted).',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(metrics.decryptedValues?.misses ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'secret_values_cache_size', help: 'Secret values kept decrypted: entries, and bytes (an estimate of their memory).',
+      labelNames: ['unit'] as const, registers: [this.registry],
+      collect() {
+        const size = metrics.decryptedValues?.size ?? { entries: 0, bytes: 0 };
+        this.set({ unit: 'entries' }, size.entries);
+        this.set({ unit: 'bytes' }, size.bytes);
+      },
+    });
     new Gauge({
       name: 'graphql_subscriptions_open', help: 'Subscription streams open in this process.', registers: [this.registry],
       collect() {
@@ -116,6 +143,11 @@ export class Metrics {
 
   observeRequestsInFlight(count: () => number): void {
     this.requestsInFlight = count;
+  }
+
+  /** The secret values kept decrypted (decrypted-values-cache.ts): its hits, misses and size on /metrics. */
+  observeDecryptedValues(cache: { hits: number; misses: number; size: { entries: number; bytes: number } }): void {
+    this.decryptedValues = cache;
   }
 
   observeSubscriptions(count: () => number): void {

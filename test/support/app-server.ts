@@ -7,6 +7,7 @@ import type { SecretCipher } from '../../src/modules/secrets/secret-cipher.ts';
 import type { ApiKeyCache } from '../../src/modules/tenancy/api-key-cache.ts';
 import type { DatabaseNotifications } from '../../src/db/database-notifications.ts';
 import type { ReadReplicas } from '../../src/db/read-replicas.ts';
+import type { DecryptedValuesCache } from '../../src/modules/secrets/decrypted-values-cache.ts';
 
 export interface RunningApp {
   url: string;
@@ -26,11 +27,13 @@ export interface AppSetup {
   options?: AppOptions;
   /** How long a data plane's claim or report keeps its lease (default: the service's). */
   revisionLeaseSeconds?: number;
+  /** Secret values kept decrypted (the service keeps them; none: every value deciphered each time). */
+  decryptedValues?: DecryptedValuesCache;
 }
 
 export async function startApp(orm: AppOrm, cipher: SecretCipher, apiKeys?: ApiKeyCache, setup: AppSetup = {}): Promise<RunningApp> {
   const app = createApp({
-    orm, cipher, apiKeys, rateLimiter: setup.rateLimiter, notifications: setup.notifications, replicas: setup.replicas, revisionLeaseSeconds: setup.revisionLeaseSeconds,
+    orm, cipher, apiKeys, rateLimiter: setup.rateLimiter, notifications: setup.notifications, decryptedValues: setup.decryptedValues, replicas: setup.replicas, revisionLeaseSeconds: setup.revisionLeaseSeconds,
   }, setup.options);
   const { server } = app;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

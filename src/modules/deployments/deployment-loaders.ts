@@ -8,7 +8,7 @@
 import DataLoader from 'dataloader';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
 import { loaderTogether, type LoadTogether } from '../common/load-together.ts';
-import type { SecretCipher } from '../secrets/secret-cipher.ts';
+import type { SecretRevealer } from '../secrets/secret-revealer.ts';
 import { DeploymentSchema } from './deployment.entity.ts';
 import type { DeploymentReadModel, SecretReferenceReadModel, SecretReadModel } from './deployment-read-model.ts';
 import { secretsAndReferencesOf, type SecretsOfDeployment } from './secret-listing.ts';
@@ -26,8 +26,8 @@ export class DeploymentLoaders {
   /** The secrets and references read with their page, by deployment id, and whether their values were revealed. */
   readonly #withPage = new Map<string, { listed: SecretsOfDeployment; revealed: boolean }>();
 
-  /** `revealWith`: the cipher, for a caller that may see secret values (whose ciphertexts are then worth reading). */
-  constructor(em: TenantSafeEntityManager, revealWith: SecretCipher | null, together: LoadTogether) {
+  /** `revealWith`: what decrypts, for a caller that may see secret values (whose ciphertexts are then worth reading). */
+  constructor(em: TenantSafeEntityManager, revealWith: SecretRevealer | null, together: LoadTogether) {
     const deployments = em.getRepository(DeploymentSchema);
     this.byId = new DataLoader((ids) => deployments.findRowsByIds(ids));
     this.secretsAndReferences = loaderTogether(together.deploymentIds, (ids) => secretsAndReferencesOf(em, ids, revealWith !== null));

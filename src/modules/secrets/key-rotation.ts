@@ -9,6 +9,7 @@
 import type { AppOrm } from '../../db/orm-config.ts';
 import { MARKED_UNREADABLE } from './key-fingerprint.ts';
 import type { SecretCipher } from './secret-cipher.ts';
+import { announceRotatedBatch } from './rotation-notice.ts';
 import { BEFORE_EVERY_ID, type StoredSecretRow } from './stored-keys.ts';
 
 type EntityManager = AppOrm['em'];
@@ -76,6 +77,7 @@ async function rotateBatch(em: EntityManager, cipher: SecretCipher, after: strin
                            key_fingerprint = case when v.ciphertext is null then ? else ? end
            from jsonb_to_recordset(?::jsonb) as v(id uuid, ciphertext text) where secret.id = v.id`,
         [MARKED_UNREADABLE, cipher.fingerprint, JSON.stringify(rewritten)]);
+      await announceRotatedBatch(tx);
     }
     return { last: rows.at(-1)?.id, rotated: rewritten.length - unreadable.length, unreadable };
   });

@@ -57,7 +57,7 @@ builder.subscriptionField('deploymentUpdated', (t) =>
       // EntityManager and fresh loaders (secrets masked without the read-secrets scope, exactly as in queries).
       const load = changeLoader(ctx.primaryEm(), principal.tenantId, filterOfSubscriber, (em, together) => {
         ctx.em = () => em;
-        ctx.loaders = new RequestLoaders(ctx.em, principal.mayReadSecrets ? ctx.cipher : null, together);
+        ctx.loaders = new RequestLoaders(ctx.em, ctx.revealer, together);
       });
       return feed.open(principal, load);
     },

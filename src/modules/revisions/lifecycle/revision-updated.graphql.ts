@@ -62,7 +62,7 @@ builder.subscriptionField('revisionUpdated', (t) =>
     resolve: (item: TransitionItem, _args, ctx) => {
       if (item instanceof GraphQLError) throw item;
       // Fresh loaders for every event: the revision is read as it is now, not as an earlier event left it.
-      ctx.loaders = new RequestLoaders(ctx.em, ctx.principal.mayReadSecrets ? ctx.cipher : null);
+      ctx.loaders = new RequestLoaders(ctx.em, ctx.revealer);
       return item;
     },
   }));
