@@ -263,12 +263,18 @@ describe('a tag is the caller\'s', () => {
 });
 
 describe('a tagged answer from a page on another origin', () => {
-  it('keeps every name of its Vary beside CORS\'s Origin', async () => {
+  it('keeps every name of its Vary beside CORS\'s Origin, exposes its ETag, and allows If-None-Match', async () => {
     const app = await startApp(fixture.db.orm, fixture.cipher, undefined, { options: { corsOrigins: ['https://app.example.com', 'https://admin.example.com'] } });
     try {
       const answer = await fetch(`${app.url}${PAGE}`, { headers: { 'x-api-key': fixture.keys.reader, origin: 'https://app.example.com' } });
       expect({ status: answer.status, vary: answer.headers.get('vary'), origin: answer.headers.get('access-control-allow-origin') })
         .toEqual({ status: 200, vary: `${VARY}, Origin`, origin: 'https://app.example.com' });
+      expect(answer.headers.get('access-control-expose-headers')).toContain('etag');
+      // An app that revalidates itself may send If-None-Match across origins.
+      const preflight = await fetch(`${app.url}${PAGE}`, {
+        method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key, if-none-match' },
+      });
+      expect(preflight.headers.get('access-control-allow-headers')).toContain('if-none-match');
     } finally {
       await app.close();
     }
