@@ -80,7 +80,7 @@ export class GatewayClient {
   }
 
   /**
-   * A query's GET URL: its id (`documentId=sha256:…`, 80 characters) with trusted documents, else its text
+   * A query's GET URL: its id (`documentId=sha256:…`) with trusted documents, else its text
    * without the indentation and line breaks that print() adds; variables as JSON, left out when there are none.
    */
   #queryUrl(document: TypedDocumentNode<unknown, never>, variables: Record<string, unknown>): string {
