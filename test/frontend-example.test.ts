@@ -1,8 +1,9 @@
 // The typed client of examples/frontend, as CI's guard for frontends: its generated types and trusted-documents
 // manifest are what codegen makes of today's schema.graphql, the example type-checks against them, and its
 // script lists deployments from a real gateway, sending document text (TRUSTED_DOCUMENTS=off) or only
-// document ids to a gateway that requires its manifest, then prints the live changes a subscription brings. A
-// schema change that breaks a frontend fails here.
+// document ids to a gateway that requires its manifest, then prints the live changes a subscription brings, or
+// refreshes its view with queries sent by GET and revalidated (304 while nothing changed, the change once one
+// is made). A schema change that breaks a frontend fails here.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -61,6 +62,19 @@ describe('the dashboard script', () => {
     await demo?.close();
   });
 
+  /** How many requests to /graphql `url`'s gateway answered, by method and status (its /metrics). */
+  async function graphqlRequests(url: string): Promise<Record<string, number>> {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const counts: Record<string, number> = {};
+    for (const [, method, status, count] of text.matchAll(/^http_requests_total\{route="\/graphql",method="(\w+)",status="(\d+)"\} (\d+)$/gm)) {
+      counts[`${method} ${status}`] = Number(count);
+    }
+    return counts;
+  }
+  const requestsSince = (before: Record<string, number>, after: Record<string, number>) => Object.fromEntries(
+    Object.entries(after).map(([request, count]) => [request, count - (before[request] ?? 0)]).filter(([, count]) => count !== 0),
+  );
+
   const listed = (stdout: string) => stdout.split('\n').filter((line) => /^ {2}[A-Z_]+ +(PROD|DEV|DEV_FREE) /.test(line)).map((line) => line.trim().split(/\s+/)[2]);
 
   it('lists the newest deployments and the detail of the newest, sending the documents in full', async () => {
@@ -102,5 +116,42 @@ describe('the dashboard script', () => {
     const { code, stderr } = await run.ended;
     expect(stderr).toBe('');
     expect(code).toBe(0);
+  });
+
+  it.each(['off', 'require'] as const)('sends its queries by GET, and a refresh gets 304 until a change, then shows it (trusted documents %s)', async (mode) => {
+    const url = mode === 'off' ? demo.app.url : requiring.url;
+    const name = `example-refresh-${mode}`;
+    const id = newDeploymentId();
+    await importDeployments(demo.db.orm.em, demo.cipher, [deploymentRecord(id, DEMO_TENANT_ID, name, 'AWAITING_DATABASE')]);
+    const before = await graphqlRequests(url);
+    const run = startDashboard({ GRAPHQL_URL: `${url}/graphql`, API_KEY: demo.key, TRUSTED_DOCUMENTS: mode }, [name, '--refresh=0.2']);
+    const rounds = () => [...run.stdout.matchAll(/\nRefresh (\d+): (\d+) of (\d+) reads unchanged/g)].map((match) => match.slice(1).map(Number));
+    const [first, refreshed] = (await run.printed(/\nRefresh 1: .+\n/)).split('\n\nRefreshing every 0.2 s (Ctrl-C to stop)…\n\n');
+    // The first view's two reads (the list, the newest's detail), read again: both 304, the same view shown.
+    expect(first).toMatch(new RegExp(`^1 deployments of Demo Workspace whose name contains "${name}", newest first:\n {2}AWAITING_DATABASE +DEV +${name} .+\n\nNewest: ${name} \\(${id}\\)`));
+    expect(refreshed).toBe(`${first}\nRefresh 1: 2 of 2 reads unchanged (304 Not Modified)\n`);
+
+    // A change made meanwhile: a later refresh shows it, read in full; one that starts after the change has
+    // been committed (two rounds after the last one printed) must.
+    await importDeployments(demo.db.orm.em, demo.cipher, [deploymentRecord(id, DEMO_TENANT_ID, name, 'READY')]);
+    const committedAfter = rounds().length;
+    const stdout = await run.printed(new RegExp(`\\nRefresh ${committedAfter + 2}: .+\\n`));
+    // views[n - 1] is what refresh n showed; rounds()[n - 1] how many of its reads were unchanged.
+    const views = stdout.split(/\nRefresh \d+: .+\n/);
+    const showsChange = (round: number) => new RegExp(`\n {2}READY +DEV +${name} `).test(views[round - 1]!);
+    expect(showsChange(committedAfter + 2), stdout).toBe(true);
+    const shownFirstIn = rounds().findIndex((_, index) => showsChange(index + 1)) + 1;
+    expect(rounds()[shownFirstIn - 1], 'the change came in full: nothing of it was unchanged').toEqual([shownFirstIn, 0, 2]);
+    run.signal('SIGINT');
+    const { code, stderr } = await run.ended;
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+
+    // On the gateway: every read came by GET (none by POST), and the unchanged ones were answered 304.
+    const requests = requestsSince(before, await graphqlRequests(url));
+    expect(Object.keys(requests).filter((request) => !request.startsWith('GET '))).toEqual([]);
+    expect(requests['GET 304']).toBe(rounds().reduce((sum, [, unchanged]) => sum + unchanged!, 0));
+    expect(requests['GET 304']).toBeGreaterThanOrEqual(2);
+    expect(requests['GET 200']).toBeGreaterThanOrEqual(4);
   });
 });

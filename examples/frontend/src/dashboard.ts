@@ -1,7 +1,10 @@
 // The dashboard in a terminal: the newest deployments (optionally those whose name contains the first
 // argument), the detail of the newest one, then every change to those deployments as it happens, until Ctrl-C
-// (`--once`: no watching). Run it with `npm run example [-- <name filter>] [--once]` against a running gateway
-// (`npm start`), and change a deployment (`npm run import`) to see it.
+// (`--once`: no watching; `--refresh=<seconds>`: read the whole view again every so often instead, as a
+// dashboard page that reloads does, each read revalidated). Run it with `npm run example [-- <name filter>]
+// [--once | --refresh=<seconds>]` against a running gateway (`npm start`), and change a deployment
+// (`npm run import`) to see it.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayClient, GatewayError } from './gateway-client.ts';
 import type { DeploymentDetailQuery, DeploymentSummaryFragment } from './gql/graphql.ts';
 import { DashboardDeployments, DeploymentDetail, DeploymentUpdated } from './operations.ts';
@@ -30,27 +33,56 @@ function detailLines(deployment: NonNullable<DeploymentDetailQuery['deployment']
   ];
 }
 
-async function main(): Promise<void> {
-  const client = new GatewayClient(readSettings());
-  const watching = !process.argv.includes('--once');
-  const nameContains = process.argv.slice(2).find((argument) => !argument.startsWith('--'));
+/** What the dashboard shows: the newest deployments (of those whose name contains `nameContains`), the newest's detail. */
+async function view(client: GatewayClient, nameContains: string | undefined): Promise<string[]> {
   const { tenant, deploymentsConnection: page } = await client.request(DashboardDeployments, {
     first: PAGE_SIZE, filter: nameContains ? { nameContains } : null,
   });
   const matching = nameContains ? ` whose name contains "${nameContains}"` : '';
-  console.log(`${page.totalCount} deployments of ${tenant.name}${matching}, newest first:`);
-  for (const { node } of page.edges) console.log(`  ${summaryLine(node)}`);
-  if (page.pageInfo.hasNextPage) console.log(`  … and ${page.totalCount - page.edges.length} more`);
+  const lines = [`${page.totalCount} deployments of ${tenant.name}${matching}, newest first:`];
+  for (const { node } of page.edges) lines.push(`  ${summaryLine(node)}`);
+  if (page.pageInfo.hasNextPage) lines.push(`  … and ${page.totalCount - page.edges.length} more`);
 
   const newest = page.edges[0]?.node;
   if (newest) {
     const { deployment } = await client.request(DeploymentDetail, { id: newest.id });
-    if (deployment) console.log(`\nNewest: ${detailLines(deployment).join('\n')}`);
+    if (deployment) lines.push('', `Newest: ${detailLines(deployment).join('\n')}`);
   }
+  return lines;
+}
+
+/** `--refresh=<seconds>`, or undefined. */
+function refreshSeconds(): number | undefined {
+  const value = process.argv.find((argument) => argument.startsWith('--refresh='))?.slice('--refresh='.length);
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (!(seconds > 0)) throw new Error(`--refresh needs a number of seconds (got "${value}")`);
+  return seconds;
+}
+
+async function main(): Promise<void> {
+  const client = new GatewayClient(readSettings());
+  const watching = !process.argv.includes('--once');
+  const refresh = refreshSeconds();
+  const nameContains = process.argv.slice(2).find((argument) => !argument.startsWith('--'));
+  console.log((await view(client, nameContains)).join('\n'));
   if (!watching) return;
 
   const stop = new AbortController();
   process.once('SIGINT', () => stop.abort());
+  if (refresh !== undefined) {
+    console.log(`\nRefreshing every ${refresh} s (Ctrl-C to stop)…`);
+    for (let round = 1; !stop.signal.aborted; round += 1) {
+      await sleep(refresh * 1000, undefined, { signal: stop.signal }).catch(() => undefined);
+      if (stop.signal.aborted) break;
+      const { notModified, fetched } = client.cache;
+      const lines = await view(client, nameContains);
+      const unchanged = client.cache.notModified - notModified;
+      const reads = unchanged + client.cache.fetched - fetched;
+      console.log(`\n${lines.join('\n')}\nRefresh ${round}: ${unchanged} of ${reads} reads unchanged (304 Not Modified)`);
+    }
+    return;
+  }
   console.log('\nWatching for changes (Ctrl-C to stop)…');
   try {
     for await (const { deploymentUpdated: change } of client.subscribe(DeploymentUpdated, { filter: nameContains ? { nameContains } : null }, stop.signal)) {

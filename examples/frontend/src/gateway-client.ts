@@ -1,8 +1,10 @@
 // A GraphQL client in a few lines of plain fetch: it takes a typed document generated in src/gql/ and returns
 // that operation's result type. With trusted documents it sends only the document's id (generated next to it),
-// so the gateway runs exactly the documents of this frontend's manifest.
+// so the gateway runs exactly the documents of this frontend's manifest. Queries go by GET, so that their
+// answers can be revalidated (ETag, If-None-Match, 304); mutations and subscriptions by POST.
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { print } from 'graphql';
+import { getOperationAST, print, stripIgnoredCharacters } from 'graphql';
+import { RevalidatingCache } from './revalidating-cache.ts';
 import type { Settings } from './settings.ts';
 
 interface ResponseError {
@@ -28,15 +30,24 @@ function documentIdOf(document: TypedDocumentNode<unknown, never>): string {
   return id;
 }
 
+const SINGLE_RESULT = 'application/graphql-response+json';
+
 export class GatewayClient {
   readonly #settings: Settings;
+  /** The answers to this client's queries, revalidated on every use: what a browser's HTTP cache does. */
+  readonly cache = new RevalidatingCache();
 
   constructor(settings: Settings) {
     this.#settings = settings;
   }
 
+  /** A query (by GET, revalidated) or a mutation (by POST), and its typed result. */
   async request<Result, Variables extends Record<string, unknown>>(document: TypedDocumentNode<Result, Variables>, variables: Variables): Promise<Result> {
-    const response = await this.#post(document, variables, 'application/graphql-response+json');
+    if (getOperationAST(document)?.operation === 'query') {
+      const { status, body } = await this.cache.get(this.#queryUrl(document, variables), { accept: SINGLE_RESULT, 'x-api-key': this.#settings.apiKey });
+      return dataOf(status, JSON.parse(body) as ExecutionResult<Result>);
+    }
+    const response = await this.#post(document, variables, SINGLE_RESULT);
     return dataOf(response.status, (await response.json()) as ExecutionResult<Result>);
   }
 
@@ -66,6 +77,18 @@ export class GatewayClient {
         if (event === 'next') yield dataOf(response.status, JSON.parse(data) as ExecutionResult<Result>);
       }
     }
+  }
+
+  /**
+   * A query's GET URL: its id (`documentId=sha256:…`) with trusted documents, else its text
+   * without the indentation and line breaks that print() adds; variables as JSON, left out when there are none.
+   */
+  #queryUrl(document: TypedDocumentNode<unknown, never>, variables: Record<string, unknown>): string {
+    const url = new URL(this.#settings.url);
+    if (this.#settings.sendDocumentIds) url.searchParams.set('documentId', documentIdOf(document));
+    else url.searchParams.set('query', stripIgnoredCharacters(print(document)));
+    if (Object.keys(variables).length > 0) url.searchParams.set('variables', JSON.stringify(variables));
+    return url.href;
   }
 
   #post(document: TypedDocumentNode<unknown, never>, variables: Record<string, unknown>, accept: string, signal?: AbortSignal): Promise<Response> {
