@@ -71,7 +71,6 @@ export async function runOperation(
   }
   if (result === GONE) return GONE;
   done(result);
-  if (result === NOT_MODIFIED) return result;
   return result.errors == null ? result : { ...result, errors: result.errors.map((error) => maskError(error) as GraphQLError) };
 }
 
