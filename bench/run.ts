@@ -71,8 +71,8 @@ const every = [...scenarios(ids), ...conditionalScenarios(FULL_PAGE), ...writeSc
 const wanted = options.only.split(',').filter(Boolean);
 const chosen = wanted.length ? every.filter((s) => wanted.some((part) => s.name.includes(part))) : every;
 // With what they compare with, and what that compares with (the conditional pages' page, and its ceiling).
-const compareWith = (s: Scenario) => every.find((c) => c.name === s.ceiling);
-const list = every.filter((s) => chosen.some((c) => c === s || compareWith(c) === s || compareWith(compareWith(c)!) === s));
+const compareWith = (s: Scenario | undefined) => s && every.find((c) => c.name === s.ceiling);
+const list = every.filter((s) => chosen.some((c) => c === s || compareWith(c) === s || compareWith(compareWith(c)) === s));
 const lifecycleWanted = !wanted.length || wanted.some((part) => 'lifecycle'.includes(part));
 let keys: BenchKeys;
 let costs: Map<string, RequestCost>;
