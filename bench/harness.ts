@@ -28,10 +28,16 @@ export interface BenchKeys {
   masked: string;
   secrets: string;
   writer?: string;
+  /** The changed page's tenant's key that may write (bench/conditional-scenarios.ts). */
+  pageWriter?: string;
 }
 
 /** The key a scenario is sent with. */
-export function keyFor(scenario: { readsSecrets?: boolean; writes?: boolean }, keys: BenchKeys): string {
+export function keyFor(scenario: { readsSecrets?: boolean; writes?: boolean; changesPage?: boolean }, keys: BenchKeys): string {
+  if (scenario.changesPage) {
+    if (!keys.pageWriter) throw new Error('the changed page needs its tenant\'s key (issueChangedPageKey)');
+    return keys.pageWriter;
+  }
   if (!scenario.writes) return scenario.readsSecrets ? keys.secrets : keys.masked;
   if (!keys.writer) throw new Error('a write scenario needs the write tenant\'s key (prepareWriteTenant)');
   return keys.writer;

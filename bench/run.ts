@@ -24,13 +24,14 @@ import { benchEnvironment } from './bench-environment.ts';
 import { benchIds, tenantId } from './dataset.ts';
 import { issueBenchKeys, machineDescription, PRODUCTION_SERVICE_ENV, serviceCpuSeconds, type BenchKeys } from './harness.ts';
 import { load as loadScenario, median, startProcess, stopProcess, type LoadSample } from './service-load.ts';
-import { scenarios, type Scenario } from './scenarios.ts';
+import { FULL_PAGE, scenarios, type Scenario } from './scenarios.ts';
+import { conditionalScenarios, issueChangedPageKey } from './conditional-scenarios.ts';
 import { writeScenarios } from './write-scenarios.ts';
 import { formatLifecycleTables, measureLifecycle, type LifecycleResult } from './lifecycle.ts';
 import { emptyWriteTenant, prepareWriteTenant, WRITES_TENANT } from './write-tenant.ts';
 import { countStatements, type RequestCost } from './statement-count.ts';
 import { rawRequest } from '../test/support/raw-http.ts';
-import { formatScalingTable, formatTable, formatWorkersTable, type ScalingResult, type ScenarioResult, type WorkersResult } from './report.ts';
+import { formatConditionalTable, formatScalingTable, formatTable, formatWorkersTable, type ScalingResult, type ScenarioResult, type WorkersResult } from './report.ts';
 
 const { values: options } = parseArgs({
   options: {
@@ -66,10 +67,12 @@ const load = (scenario: Scenario, baseUrl: string, keys: BenchKeys, seconds: num
 //    in-process, through the same app.
 const ids = benchIds();
 const patchPool: string[] = [];
-const every = [...scenarios(ids), ...writeScenarios(patchPool)];
+const every = [...scenarios(ids), ...conditionalScenarios(FULL_PAGE), ...writeScenarios(patchPool)];
 const wanted = options.only.split(',').filter(Boolean);
 const chosen = wanted.length ? every.filter((s) => wanted.some((part) => s.name.includes(part))) : every;
-const list = every.filter((s) => chosen.includes(s) || chosen.some((c) => c.ceiling === s.name));
+// With what they compare with, and what that compares with (the conditional pages' page, and its ceiling).
+const compareWith = (s: Scenario | undefined) => s && every.find((c) => c.name === s.ceiling);
+const list = every.filter((s) => chosen.some((c) => c === s || compareWith(c) === s || compareWith(compareWith(c)) === s));
 const lifecycleWanted = !wanted.length || wanted.some((part) => 'lifecycle'.includes(part));
 let keys: BenchKeys;
 let costs: Map<string, RequestCost>;
@@ -82,6 +85,7 @@ let costs: Map<string, RequestCost>;
       patchPool.push(...writeTenant.pool);
       keys.writer = writeTenant.key;
     }
+    if (list.some((s) => s.changesPage)) keys.pageWriter = await issueChangedPageKey(database.orm.em);
     costs = await countStatements(database.clientUrl, config, keys, list.filter((s) => s.target === 'service'));
   } finally {
     await database.close();
@@ -147,6 +151,7 @@ try {
       sqlStatements: cost.statements, bytesFromPostgres: cost.bytesFromPostgres, responseBytes: cost.responseBytes, peakRssMb: Math.max(...runs.map((r) => r.rss)) / 2 ** 20,
       cpuMsPerRequest: median(runs.map((r) => r.cpuMsPerRequest)),
       ceiling: scenario.ceiling, ofCeiling: rps / rpsOf(scenario.ceiling),
+      ...(runs[0]!.otherP50 !== undefined && { otherP50Ms: median(runs.map((r) => r.otherP50!)), otherP99Ms: median(runs.map((r) => r.otherP99!)) }),
     };
   });
 
@@ -210,6 +215,8 @@ try {
   const settings = `${rounds} rounds × ${duration} s per scenario, ${connections} connections, median of rounds`;
   if (results.length) console.log(formatTable(results, machine, settings));
   else console.log(`Machine: ${machine}`);
+  const conditional = formatConditionalTable(results, every.filter((s) => s.plan).map((s) => s.name));
+  if (conditional) console.log(`\n${conditional}`);
   if (scalingConnections.length && scaling.length) console.log(`\n${formatScalingTable(scaling)}`);
   if (workers.length) console.log(`\n${formatWorkersTable(workers, connections)}`);
   if (lifecycle) console.log(`\n${formatLifecycleTables(lifecycle)}`);
@@ -233,5 +240,7 @@ try {
   service.child.kill('SIGTERM');
   await new Promise((resolve) => service.child.once('exit', resolve));
   if (patchPool.length) console.log(`Removed the ${await emptyWriteTenant(joined.orm.em, { vacuum: true })} deployments of the write tenant; vacuumed`);
+  // The changed page's writes updated rows of the tables the reads measure (in another tenant): no dead rows left.
+  if (keys.pageWriter) await joined.orm.em.getConnection().execute('vacuum deployment, secret, revision');
   await joined.close();
 }

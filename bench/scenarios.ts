@@ -2,6 +2,7 @@
 import { graphqlSelectionFor } from '../src/modules/common/legacy-json.ts';
 import { deploymentRecordSchema } from '../src/modules/deployments/deployment-record.schema.ts';
 import { BENCH_APP_ORIGIN } from './harness.ts';
+import type { LoadPlan } from './conditional-scenarios.ts';
 
 export interface Scenario {
   name: string;
@@ -28,6 +29,13 @@ export interface Scenario {
   writes?: boolean;
   /** A ceiling's statements per request (the service's are counted). */
   statements?: number;
+  /**
+   * Requests made from a first answer, before each load (bench/conditional-scenarios.ts): they replace `path`
+   * and `body`, and their answers are checked by the plan instead of being 2xx.
+   */
+  plan?: (baseUrl: string, key: string) => Promise<LoadPlan>;
+  /** Sent with the key of the changed page's tenant, which may write (bench/conditional-scenarios.ts). */
+  changesPage?: boolean;
 }
 
 export interface BenchIds {
@@ -43,7 +51,7 @@ export const FLOOR = 'floor: bare node:http, fixed JSON';
 export const LIGHT_CEILING = 'ceiling: pg, 3 columns of 20 rows + JSON.stringify';
 export const FULL_CEILING = 'ceiling: pg + JSON.stringify, 100';
 const JSON_AGG_CEILING = 'ceiling: PostgreSQL builds the JSON (json_agg), 100';
-const FULL_PAGE = 'REST page of 100 (full records)';
+export const FULL_PAGE = 'REST page of 100 (full records)';
 const LIGHT_PAGE = 'GraphQL light page (20 items, uuid name status)';
 const LIGHT_QUERY = '{ deployments(limit: 20) { resources { uuid name status } } }';
 /**

@@ -47,26 +47,47 @@ export interface LoadSample {
   failed: number;
   /** CPU of the service process (and its workers) per request: what a request costs, however busy the machine. */
   cpuMsPerRequest: number;
+  /** A planned scenario's other requests (the writes before its reads): their latencies. */
+  otherP50?: number;
+  otherP99?: number;
 }
 
 export async function load(
   scenario: Scenario, baseUrl: string, keys: BenchKeys, seconds: number, pid: number, connections: number, failures: 'throw' | 'count' = 'throw',
 ): Promise<LoadSample> {
+  const key = keyFor(scenario, keys);
+  // Made before the CPU is read: its first answer is not the load's.
+  const plan = await scenario.plan?.(baseUrl, key);
   let rss = rssOf(pid);
   const cpuBefore = serviceCpuSeconds(pid);
   const sampler = setInterval(() => { rss = Math.max(rss, rssOf(pid)); }, 200);
   const result = await autocannon({
     url: `${baseUrl}${scenario.path}`, method: scenario.method, body: scenario.body, connections, duration: seconds,
-    headers: { 'x-api-key': keyFor(scenario, keys), 'content-type': 'application/json', accept: 'application/json', ...scenario.headers },
+    headers: { 'x-api-key': key, 'content-type': 'application/json', accept: 'application/json', ...scenario.headers },
     // A write's every request is built anew (autocannon sets its Content-Length from the body).
     ...(scenario.request && { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, ...scenario.request!() }) }] }),
+    ...(plan && { requests: plan.requests }),
   });
   clearInterval(sampler);
-  const cpuMsPerRequest = ((serviceCpuSeconds(pid) - cpuBefore) * 1000) / result.requests.total;
+  const measuredEvery = plan?.measuredEvery ?? 1;
+  const cpuMsPerRequest = ((serviceCpuSeconds(pid) - cpuBefore) * 1000 * measuredEvery) / result.requests.total;
   await machineQuiet();
-  const failed = result.non2xx + result.errors + result.timeouts;
+  // A planned scenario's answers are checked by its plan (a 304 is what it must get, not a failure).
+  const failed = (plan ? plan.wrong() : result.non2xx) + result.errors + result.timeouts;
   if (failed > 0 && failures === 'throw') throw new Error(`${scenario.name}: ${failed} failed requests of ${result.requests.total}`);
-  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, rss, failed, cpuMsPerRequest };
+  const latencies = plan?.latencies?.();
+  const others = plan?.otherLatencies?.();
+  return {
+    requestsPerSecond: result.requests.average / measuredEvery, rss, failed, cpuMsPerRequest,
+    p50: latencies ? percentile(latencies, 0.5) : result.latency.p50, p99: latencies ? percentile(latencies, 0.99) : result.latency.p99,
+    ...(others && { otherP50: percentile(others, 0.5), otherP99: percentile(others, 0.99) }),
+  };
+}
+
+/** The `q` quantile of latencies in ms, to 0.1 ms (autocannon's own are whole ms). */
+function percentile(xs: number[], q: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN) * 10) / 10;
 }
 
 /** The machine's CPU time so far, in ticks: [idle (with iowait), all]; undefined where /proc/stat is not there. */
