@@ -65,7 +65,9 @@ export async function tryListDeployments(page: Page, baseUrl: string, apiKey: st
 export async function runOperationOfTab(page: Page, tab: string, operation: string, expected: string): Promise<string> {
   await page.getByRole('tab', { name: tab }).click();
   await page.locator('.graphiql-query-editor').getByText(`mutation ${operation}`).waitFor();
-  await page.getByRole('button', { name: /Execute query/ }).click();
+  // GraphiQL reads the tab's operations a moment after its text shows, and only then makes Execute a menu of
+  // them (`aria-haspopup`); clicked before, it runs what it read last (a busy machine's CI saw it, 2026-11-27).
+  await page.locator('button.graphiql-execute-button[aria-haspopup="menu"]').click();
   await page.getByRole('menuitem', { name: operation }).click();
   const resultPane = page.locator('.graphiql-response');
   await resultPane.getByText(expected).first().waitFor();
