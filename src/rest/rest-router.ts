@@ -18,7 +18,7 @@ import { NOT_A_DATA_PLANE } from '../modules/revisions/lifecycle/lifecycle-probl
 import { READ_ONLY_KEY } from '../modules/deployments/writes/write-problems.ts';
 import { answerIdempotently, IDEMPOTENCY_KEY, type IdempotentWrites } from './idempotent-writes.ts';
 import { parseJsonBody } from './json-body.ts';
-import { NOT_MODIFIED } from '../runner/entity-tags.ts';
+import { NOT_MODIFIED } from '../graphql/not-modified.ts';
 
 /**
  * The path as uvicorn hands it to Starlette (Python's `urllib.parse.unquote`): every valid `%XX` becomes its

@@ -5,12 +5,8 @@
 // before the data (on the same database), so a tag is never newer than the answer it is sent with: a change
 // committed in between only costs one more full answer.
 import { createHash } from 'node:crypto';
-import type { ExecutionResult } from 'graphql';
 import type { Principal } from '../modules/tenancy/authenticate.ts';
 import { buildFingerprint } from './build-fingerprint.ts';
-
-/** The result of an operation that did not run: the request's If-None-Match named its answer's tag. */
-export const NOT_MODIFIED: ExecutionResult = Object.freeze({});
 
 /** Every use revalidates; only the caller's own cache may keep it (the answer is the key's). */
 export const CACHE_CONTROL = 'private, no-cache';

@@ -19,7 +19,8 @@ import { inOperationSpan } from '../observability/operation-span.ts';
 import type { RequestScope } from '../observability/request-scope.ts';
 import { NO_SINGLE_TENANT, type Principal } from '../modules/tenancy/authenticate.ts';
 import { tenantDataVersion } from '../modules/tenancy/data-version/tenant-data-version.ts';
-import { NOT_MODIFIED, type Revalidation } from './entity-tags.ts';
+import { NOT_MODIFIED } from '../graphql/not-modified.ts';
+import type { Revalidation } from './entity-tags.ts';
 
 export interface OperationSteps {
   schema: GraphQLSchema;
