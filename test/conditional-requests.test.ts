@@ -157,7 +157,7 @@ describe('a tag never outlives a change of what the answer shows', () => {
     await expectChangedBy(() => importExtra(fixture.db.orm.em, fixture.cipher, { tenants: [], integrations: [], tags: [], deployments: newerAcmeDeployments(1, () => ({ name: `imported-${randomUUID()}` })) }));
   });
 
-  it('a data plane\'s claim, status report and log lines, but not a lease\'s renewal', async () => {
+  it('a data plane\'s claim and status report; its log lines only where they are shown; not a lease\'s renewal', async () => {
     const [queued] = await queuedDeployments(call, 1, { key: fixture.keys.writer, prefix: 'conditional' });
     const plane = graphqlPlane(() => fixture.app, fixture.keys.plane);
     let leaseId = '';
@@ -165,15 +165,23 @@ describe('a tag never outlives a change of what the answer shows', () => {
       leaseId = (await claimThe(plane, queued!.revisionId));
     });
     await expectChangedBy(async () => expect(await plane.report(queued!.revisionId, leaseId, 'BUILDING')).toEqual({ applied: true }));
+    // Log lines move only the answers that show them: the `logs` and `logPage` of a revision.
     const logs = `{ deployment(id: "${queued!.id}") { revisions { logs(first: 5) { edges { node { message } } } } } }`;
-    const logsTag = validated(await graphqlGet(logs));
+    const logPage = `{ deployment(id: "${queued!.id}") { revision(id: "${queued!.revisionId}") { status page: logPage { lines { message } } } } }`;
+    const [logsTag, logPageTag, otherTag] = [validated(await graphqlGet(logs)), validated(await graphqlGet(logPage)), validated(await graphqlGet(TENANT_QUERY))];
+    const revisionPath = `/v2/deployments/${queued!.id}/revisions/${queued!.revisionId}`;
+    const restTag = validated(await get(revisionPath));
     const appended = await call('POST', `/v2/data-plane/revisions/${queued!.revisionId}/logs`, {
       key: fixture.keys.plane, body: { lease_id: leaseId, phase: 'build', first_line: 0, lines: [{ message: 'Step 1/4 : FROM node:24' }] },
     });
     expect(appended.status, appended.text).toBe(200);
-    const afterAppend = await graphqlGet(logs, { 'if-none-match': logsTag });
-    expect(afterAppend.status).toBe(200);
-    expect(await afterAppend.text()).toContain('Step 1/4');
+    for (const [query, tag] of [[logs, logsTag], [logPage, logPageTag]] as const) {
+      const afterAppend = await graphqlGet(query, { 'if-none-match': tag });
+      expect(afterAppend.status).toBe(200);
+      expect(await afterAppend.text()).toContain('Step 1/4');
+    }
+    expect((await graphqlGet(TENANT_QUERY, { 'if-none-match': otherTag })).status).toBe(304);
+    expect((await get(revisionPath, { 'if-none-match': restTag })).status).toBe(304);
     // A heartbeat (the status it already has) renews the lease only: the answers are the same bytes.
     const etag = validated(await get(`/v2/deployments/${queued!.id}/revisions`));
     expect(await restPlane(call, fixture.keys.plane).report(queued!.revisionId, leaseId, 'BUILDING')).toEqual({ applied: false });

@@ -6,6 +6,9 @@
 // committed in between only costs one more full answer.
 import { createHash } from 'node:crypto';
 import type { Principal } from '../modules/tenancy/authenticate.ts';
+import { BREAK, visit, type DocumentNode } from 'graphql';
+import type { TenantDataVersions } from '../modules/tenancy/data-version/tenant-data-version.ts';
+import { LOG_LINE_FIELDS } from '../modules/revisions/lifecycle/revision-logs.ts';
 import { buildFingerprint } from './build-fingerprint.ts';
 
 /** Every use revalidates; only the caller's own cache may keep it (the answer is the key's). */
@@ -33,13 +36,40 @@ export class Revalidation {
     this.ifNoneMatch = ifNoneMatch;
   }
 
-  /** Sets the tag of the answer `principal` gets at `dataVersion`; whether the request already holds it. */
-  tag(principal: Principal, dataVersion: string, secretsKeys: readonly string[]): boolean {
+  /**
+   * Sets the tag of the answer `principal` gets to `document` at the tenant's `versions`; whether the request
+   * already holds it. Log lines count only for a document that selects them.
+   */
+  tag(principal: Principal, document: DocumentNode, versions: TenantDataVersions, secretsKeys: readonly string[]): boolean {
     const reader = `${principal.apiKeyId} ${principal.tenantId} ${principal.mayReadSecrets ? `secrets ${secretsKeys.join(',')}` : 'masked'} ${principal.mayWrite} ${principal.mayReconcile}`;
-    this.etag = createHash('sha256').update(`${buildFingerprint()}\n${reader}\n${dataVersion}\n${this.request}`).digest('hex').slice(0, TAG_HEX_DIGITS);
+    const version = selectsLogLines(document) ? `${versions.data} ${versions.logs}` : versions.data;
+    this.etag = createHash('sha256').update(`${buildFingerprint()}\n${reader}\n${version}\n${this.request}`).digest('hex').slice(0, TAG_HEX_DIGITS);
     this.notModified = this.ifNoneMatch !== undefined && namesTag(this.ifNoneMatch, this.etag);
     return this.notModified;
   }
+}
+
+const logLinesSelected = new WeakMap<DocumentNode, boolean>();
+
+/**
+ * Whether a document selects revision log lines anywhere (a fragment's too), which only their own version
+ * moves: a data plane appends them many times a second during a build, and every other answer keeps its tag
+ * meanwhile. Documents are parsed once and kept (a route's at start), so each is visited once.
+ */
+function selectsLogLines(document: DocumentNode): boolean {
+  let selects = logLinesSelected.get(document);
+  if (selects === undefined) {
+    selects = false;
+    visit(document, {
+      Field(node) {
+        if (!LOG_LINE_FIELDS.has(node.name.value)) return undefined;
+        selects = true;
+        return BREAK;
+      },
+    });
+    logLinesSelected.set(document, selects);
+  }
+  return selects;
 }
 
 /**

@@ -18,7 +18,7 @@ import { beginOperationMetrics } from '../observability/operation-metrics.plugin
 import { inOperationSpan } from '../observability/operation-span.ts';
 import type { RequestScope } from '../observability/request-scope.ts';
 import { NO_SINGLE_TENANT, type Principal } from '../modules/tenancy/authenticate.ts';
-import { tenantDataVersion } from '../modules/tenancy/data-version/tenant-data-version.ts';
+import { tenantDataVersions } from '../modules/tenancy/data-version/tenant-data-version.ts';
 import { NOT_MODIFIED } from '../graphql/not-modified.ts';
 import type { Revalidation } from './entity-tags.ts';
 
@@ -103,8 +103,8 @@ async function executeRevalidated(
   steps: OperationSteps, operation: RunnableOperation, context: GraphQLContext, variables: Record<string, unknown> | undefined, revalidation: Revalidation,
 ): Promise<ExecutionResult> {
   const { principal } = context;
-  const version = await tenantDataVersion(context.em(), principal.tenantId);
-  if (revalidation.tag(principal, version, principal.mayReadSecrets ? context.cipher.fingerprints : [])) return NOT_MODIFIED;
+  const versions = await tenantDataVersions(context.em(), principal.tenantId);
+  if (revalidation.tag(principal, operation.document, versions, principal.mayReadSecrets ? context.cipher.fingerprints : [])) return NOT_MODIFIED;
   const result = await executeCompiled(steps, operation, context, variables);
   if (result.errors?.length) revalidation.etag = undefined;
   return result;

@@ -52,6 +52,8 @@ function lineOfCursor(cursor: string, argument: string): number {
   return line;
 }
 
+// The fields that show log lines are listed in LOG_LINE_FIELDS (revision-logs.ts): their reads' tags include the
+// tenant's log version.
 builder.objectFields(RevisionRef, (t) => ({
   statusMessage: t.exposeString('status_message', {
     nullable: true, description: 'What the data plane said with the last status (a failure\'s reason, say), or why the service changed it (superseded, lease lapsed).',

@@ -36,3 +36,9 @@ export async function readLogLines(em: EntityManager, revisionId: string, phase:
 export async function countLogLines(em: EntityManager, revisionId: string, phase: LogPhase): Promise<number> {
   return em.count(RevisionLogLineSchema, { revision: revisionId, phase });
 }
+
+/**
+ * The fields of Revision that show log lines (revision-logs.graphql.ts): a read selecting one is tagged with the
+ * tenant's log version too (runner/entity-tags.ts), every other read without it.
+ */
+export const LOG_LINE_FIELDS: ReadonlySet<string> = new Set(['logs', 'logPage']);

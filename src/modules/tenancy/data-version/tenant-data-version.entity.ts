@@ -11,6 +11,12 @@ export const TenantDataVersionSchema = defineEntity({
   properties: {
     tenant: () => p.oneToOne(TenantSchema).primary().deleteRule('cascade').ref(),
     version: p.bigint('number'),
+    /**
+     * The same for the tenant's revision log lines alone, which only GraphQL's `Revision.logs` and `logPage` show:
+     * a data plane appends them many times a second during a build, and REST answers, which never show them,
+     * keep their tags meanwhile.
+     */
+    logVersion: p.bigint('number').default(0),
   },
 });
 
