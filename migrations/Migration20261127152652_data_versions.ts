@@ -45,19 +45,15 @@ begin
     perform set_config(setting, (select string_agg(distinct tenant, ',') from unnest(string_to_array(noted, ',') || changed::text[]) tenant), true);
   end if;
 end $$;`);
+    // Its argument: the setting the changed rows' tenants go to (data, or log lines).
     this.addSql(`create function note_changed_rows() returns trigger language plpgsql as $$
 begin
-  perform note_tenant_changes('gateway.changed_tenants', (select array_agg(distinct tenant_id) from changed_rows));
+  perform note_tenant_changes(tg_argv[0], (select array_agg(distinct tenant_id) from changed_rows));
   return null;
 end $$;`);
     this.addSql(`create function note_changed_tenant_rows() returns trigger language plpgsql as $$
 begin
   perform note_tenant_changes('gateway.changed_tenants', (select array_agg(distinct id) from changed_rows));
-  return null;
-end $$;`);
-    this.addSql(`create function note_changed_log_rows() returns trigger language plpgsql as $$
-begin
-  perform note_tenant_changes('gateway.changed_tenant_logs', (select array_agg(distinct tenant_id) from changed_rows));
   return null;
 end $$;`);
     // A deployment's tags name no tenant: their tag values (or deployments) do.
@@ -91,13 +87,13 @@ end $$;`);
     this.addSql(`create constraint trigger "advance_tenant_data_versions" after insert on "tenant_data_change" deferrable initially deferred for each row execute function advance_tenant_data_versions();`);
 
     for (const [table, column] of TENANT_TABLES) {
-      const fn = column === 'id' ? 'note_changed_tenant_rows' : 'note_changed_rows';
+      const fn = column === 'id' ? 'note_changed_tenant_rows()' : "note_changed_rows('gateway.changed_tenants')";
       for (const [suffix, event, rows] of EVENTS) {
-        this.addSql(`create trigger "${table}_data_${suffix}" after ${event} on "${table}" referencing ${rows} table as changed_rows for each statement execute function ${fn}();`);
+        this.addSql(`create trigger "${table}_data_${suffix}" after ${event} on "${table}" referencing ${rows} table as changed_rows for each statement execute function ${fn};`);
       }
     }
     for (const [suffix, event, rows] of EVENTS) {
-      this.addSql(`create trigger "revision_log_line_data_${suffix}" after ${event} on "revision_log_line" referencing ${rows} table as changed_rows for each statement execute function note_changed_log_rows();`);
+      this.addSql(`create trigger "revision_log_line_data_${suffix}" after ${event} on "revision_log_line" referencing ${rows} table as changed_rows for each statement execute function note_changed_rows('gateway.changed_tenant_logs');`);
     }
     for (const [suffix, event, rows] of EVENTS) {
       this.addSql(`create trigger "deployment_tag_value_data_${suffix}" after ${event} on "deployment_tag_value" referencing ${rows} table as changed_rows for each statement execute function note_changed_deployment_tags();`);
@@ -111,7 +107,6 @@ end $$;`);
     this.addSql(`drop trigger if exists "advance_tenant_data_versions" on "tenant_data_change";`);
     this.addSql(`drop function if exists advance_tenant_data_versions();`);
     this.addSql(`drop function if exists note_changed_deployment_tags();`);
-    this.addSql(`drop function if exists note_changed_log_rows();`);
     this.addSql(`drop function if exists note_changed_tenant_rows();`);
     this.addSql(`drop function if exists note_changed_rows();`);
     this.addSql(`drop function if exists note_tenant_changes(text, uuid[]);`);
