@@ -162,7 +162,7 @@ export async function restAnswer<Caller>(
     const key = route.idempotent ? request.headers.get(IDEMPOTENCY_KEY) : null;
     if (key === null || !idempotentWrites) return await run({});
     return await answerIdempotently(idempotentWrites, {
-      method, target: url.pathname + url.search, body: request.body, header: key, tenantId: principal.tenantId,
+      method, target: url.pathname + url.search, body: request.body, header: key, tenantId: principal.tenantId, apiKeyId: principal.apiKeyId,
     }, (beforeCommit) => run({ beforeCommit }));
   } catch (error) {
     if (isDatabaseUnavailable(error)) return serviceUnavailable();
