@@ -231,8 +231,10 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     });
   }
   const server = createServer(handler);
-  // A client that trickles its request (slowloris) cannot hold a connection for long.
+  // A client that trickles its request (slowloris) cannot hold a connection for long: its headers within 10 s,
+  // the rest within REQUEST_DEADLINE_MS, which the request handler keeps per request (an upload to the
+  // built-in object store may take longer: Node's own requestTimeout would cut it off).
   server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  server.requestTimeout = 0;
   return { yoga, server, metrics, inFlight, deploymentChanges };
 }

@@ -17,6 +17,22 @@ import { writeAtEndOfTurn } from './writes-at-end-of-turn.ts';
 import { bodyBytes } from './body-bytes.ts';
 
 type NodeListener = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+/**
+ * Requests served before their body is read, and not as API requests (no key, no JSON body limit): the built-in
+ * object store's signed URLs (modules/storage/embedded-object-requests.ts).
+ */
+export interface ObjectRequests {
+  /** The route in logs and metrics. */
+  readonly route: string;
+  owns(url: string): boolean;
+  /** How long the request may take to arrive, when not the usual bound (an upload's bytes). */
+  deadlineOf(method: string | undefined): number | undefined;
+  serve(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
+
+/** How long a request may take to arrive after its headers (slowloris; Node's requestTimeout is the server's only, so it is kept here). */
+export const REQUEST_DEADLINE_MS = 30_000;
 /** Yoga's node listener, given the request's scope as its server context (its plugins read it there). */
 type YogaListener = (req: IncomingMessage, res: ServerResponse, serverContext: { scope: RequestScope }) => unknown;
 
@@ -31,6 +47,8 @@ export interface RequestHandlerOptions {
   tracing?: Tracing;
   /** Serves what it accepts of the requests; none: Yoga serves everything (the reference the tests compare it with). */
   runner?: OperationRunner;
+  /** The object store's URLs, when the service serves them itself. */
+  objects?: ObjectRequests;
 }
 
 const TOO_LARGE = Symbol('too large');
@@ -65,6 +83,16 @@ function readBody(req: IncomingMessage, limit: number, whole = false): Promise<B
   });
 }
 
+/** As Node answers a request that did not arrive within its requestTimeout: 408, and the connection closed. */
+function timedOut(req: IncomingMessage, res: ServerResponse): void {
+  if (res.headersSent) {
+    req.socket.destroy();
+    return;
+  }
+  res.writeHead(408, { 'content-type': 'application/json', connection: 'close' });
+  res.end(JSON.stringify({ detail: 'Request Timeout' }));
+}
+
 function tooLarge(res: ServerResponse, limit: number, graphql: boolean): void {
   const message = `Request body is larger than the limit of ${limit} bytes`;
   const body = graphql ? { errors: [{ message: `${message}.`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }] } : { detail: message };
@@ -73,8 +101,9 @@ function tooLarge(res: ServerResponse, limit: number, graphql: boolean): void {
   res.end(JSON.stringify(body));
 }
 
-// Query parameters that look like credentials (a client putting its key in the URL by mistake) are not logged.
-const CREDENTIAL_PARAMETER = /^(api[-_]?key|key|token|access[-_]?token|password|secret|authorization)$/i;
+// Query parameters that look like credentials (a client putting its key in the URL by mistake, the signature
+// of an object URL, which is its permission) are not logged.
+const CREDENTIAL_PARAMETER = /^(api[-_]?key|key|token|access[-_]?token|password|secret|authorization|signature)$/i;
 
 function loggablePath(url: string | undefined): string | undefined {
   if (!url?.includes('?')) return url;
@@ -108,12 +137,19 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
     // Once draining, every answer tells keep-alive clients to reconnect (to another replica).
     if (inFlight.draining) res.setHeader('connection', 'close');
     inFlight.begin();
+    const objects = options.objects?.owns(req.url ?? '/') ? options.objects : undefined;
+    // The whole request must have arrived by then (a GET without a body has, with its headers).
+    const deadline = setTimeout(() => {
+      if (!req.complete) timedOut(req, res);
+    }, objects?.deadlineOf(req.method) ?? REQUEST_DEADLINE_MS);
+    deadline.unref();
 
     const span = tracing && requestSpan(tracing, req);
     const finish = () => {
       if (scope.ended) return;
       // An operation still waiting for its turn finds it so, and does nothing.
       scope.ended = true;
+      clearTimeout(deadline);
       if (span) endRequestSpan(span, req.method ?? 'GET', res.statusCode, scope.route, !res.writableFinished);
       inFlight.end();
       const seconds = (performance.now() - started) / 1000;
@@ -137,6 +173,10 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
       res.destroy();
     };
     const serve = async () => {
+      if (objects) {
+        scope.route = objects.route;
+        return objects.serve(req, res);
+      }
       const method = req.method ?? 'GET';
       const url = req.url ?? '/';
       const headers = new NodeRequestHeaders(req.headers);
