@@ -50,6 +50,8 @@ import { corsOptions } from './http/cors.ts';
 import type { SecretDecryptionError } from './modules/secrets/secret-cipher.ts';
 import { DeploymentChangeFeed } from './modules/deployments/live/deployment-change-feed.ts';
 import { ApiKeySchema } from './modules/tenancy/api-key.entity.ts';
+import { EmbeddedObjectStore } from './modules/storage/embedded-object-store.ts';
+import { EmbeddedObjectRequests } from './modules/storage/embedded-object-requests.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -203,8 +205,11 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     maskedErrors: { isDev: false, maskError: maskUnexpectedError, errorMessage: UNEXPECTED_ERROR_MESSAGE },
   });
   const runner = (options.runner ?? true) ? operationRunner() : undefined;
+  // The built-in object store's signed URLs are this service's own (an S3 store's are the store's).
+  const store = services.sourceArchives?.store;
+  const objects = store instanceof EmbeddedObjectStore ? new EmbeddedObjectRequests(store) : undefined;
   const handler = createRequestHandler({
-    yoga: (req, res, serverContext) => yoga(req, res, serverContext), logger, metrics, maxBodyBytes, graphqlEndpoint: GRAPHQL_PATH, inFlight, tracing: options.tracing, runner,
+    yoga: (req, res, serverContext) => yoga(req, res, serverContext), logger, metrics, maxBodyBytes, graphqlEndpoint: GRAPHQL_PATH, inFlight, tracing: options.tracing, runner, objects,
   });
 
   function operationRunner(): OperationRunner {

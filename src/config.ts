@@ -67,6 +67,22 @@ export interface Config {
   workers: number;
   /** OpenTelemetry spans exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT); none: tracing off. */
   tracing: { endpoint: string; serviceName: string } | undefined;
+  /** The service's origin as clients reach it (PUBLIC_URL), for the URLs it hands out; unset: the address it listens on. */
+  publicUrl: string | undefined;
+  /** Where source archives are kept: the built-in store under `dataDir/objects`, or an S3-compatible store (S3_*). */
+  objectStorage: { kind: 'embedded' } | ({ kind: 's3' } & S3Settings);
+}
+
+/** An S3-compatible object store (S3_* variables; docs/operations.md#source-archives). */
+export interface S3Settings {
+  /** The store's address (S3_ENDPOINT); unset: AWS S3 in `region`. Clients and data planes reach it through the URLs. */
+  endpoint: string | undefined;
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** `https://endpoint/bucket/key` rather than `https://bucket.endpoint/key` (MinIO and most self-hosted stores). */
+  forcePathStyle: boolean;
 }
 
 export const TRUSTED_DOCUMENTS_MODES = ['off', 'allow', 'require'] as const;
@@ -190,6 +206,46 @@ function parseTracing(env: Env): Config['tracing'] {
     throw new ConfigError('OTEL_EXPORTER_OTLP_ENDPOINT', `must be an http:// or https:// URL of an OTLP/HTTP collector, e.g. http://collector:4318 (got "${endpoint}")`);
   }
   return { endpoint, serviceName: read(env, 'OTEL_SERVICE_NAME') ?? 'deployments-gateway' };
+}
+
+/** An http(s) origin, without a path (`https://deploy.example.com`, `http://10.0.0.5:4000`); a trailing `/` is dropped. */
+function parseOrigin(env: Env, name: string): string | undefined {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch { /* reported below */ }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== raw.replace(/\/$/, '')) {
+    throw new ConfigError(name, `must be an http:// or https:// origin without a path, e.g. https://deploy.example.com (got "${raw}")`);
+  }
+  return url.origin;
+}
+
+/** S3_BUCKET chooses an S3-compatible store; its credentials are then required. Without it, the built-in store. */
+function parseObjectStorage(env: Env): Config['objectStorage'] {
+  const given = {
+    S3_ENDPOINT: parseOrigin(env, 'S3_ENDPOINT'),
+    S3_REGION: read(env, 'S3_REGION'),
+    S3_ACCESS_KEY_ID: read(env, 'S3_ACCESS_KEY_ID'),
+    S3_SECRET_ACCESS_KEY: read(env, 'S3_SECRET_ACCESS_KEY'),
+    S3_FORCE_PATH_STYLE: read(env, 'S3_FORCE_PATH_STYLE'),
+  };
+  const bucket = read(env, 'S3_BUCKET');
+  if (bucket === undefined) {
+    const stray = Object.entries(given).find(([, value]) => value !== undefined);
+    if (stray) throw new ConfigError(stray[0], 'is used with S3_BUCKET, which is not set (without it, source archives are kept in DATA_DIR/objects)');
+    return { kind: 'embedded' };
+  }
+  for (const name of ['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const) {
+    if (given[name] === undefined) throw new ConfigError(name, 'is required with S3_BUCKET');
+  }
+  return {
+    kind: 's3', bucket, endpoint: given.S3_ENDPOINT, region: given.S3_REGION ?? 'us-east-1',
+    accessKeyId: given.S3_ACCESS_KEY_ID!, secretAccessKey: given.S3_SECRET_ACCESS_KEY!,
+    // Self-hosted stores (an endpoint of your own) mostly know only path-style addresses.
+    forcePathStyle: parseBoolean(env, 'S3_FORCE_PATH_STYLE', given.S3_ENDPOINT !== undefined),
+  };
 }
 
 function parseLogLevel(env: Env, name: string): LogLevel {
@@ -350,5 +406,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownDelayMs: parseInteger(env, 'SHUTDOWN_DELAY_SECONDS', 0, 0, 3600) * 1000,
     workers,
     tracing: parseTracing(env),
+    publicUrl: parseOrigin(env, 'PUBLIC_URL'),
+    objectStorage: parseObjectStorage(env),
   };
 }

@@ -32,6 +32,9 @@ import { Metrics } from './observability/metrics.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { drainServer } from './http/graceful-shutdown.ts';
 import { leaseSweepIntervalMs, startLeaseSweeps } from './modules/revisions/lifecycle/lease-expiry.ts';
+import { SourceArchives } from './modules/storage/source-archives.ts';
+import { listeningOrigin, openObjectStore } from './modules/storage/open-object-store.ts';
+import { startSourceArchiveSweeps } from './modules/storage/source-archive-sweep.ts';
 import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
 import { schema } from './graphql/schema.ts';
 import { runPrimary } from './cluster/primary.ts';
@@ -86,14 +89,19 @@ interface Services {
   logger: Logger;
   trustedDocuments: AppOptions['trustedDocuments'];
   tracing: Tracing | undefined;
+  sourceArchives: SourceArchives;
+  /** The origin the object store's URLs name: PUBLIC_URL, or set here once the service listens. */
+  origin: { current: string | undefined };
 }
 
 /** Listens, and returns the app with what to announce once it can also be stopped cleanly. A worker's demo key comes from the primary. */
 async function serve(config: Config, services: Services, worker: WorkerBrief | undefined): Promise<Serving> {
-  const { database, cipher, apiKeys, decryptedValues, notifications, rateLimiter, replicas, metrics, logger, trustedDocuments, tracing } = services;
+  const { database, cipher, apiKeys, decryptedValues, notifications, rateLimiter, replicas, metrics, logger, trustedDocuments, tracing, sourceArchives, origin } = services;
   const demo = worker ? worker.demo
     : database.mode === 'embedded' && config.seedDemoData ? await ensureDemoData(database.orm, cipher, config.dataDir) : undefined;
-  const app = createApp({ orm: database.orm, cipher, apiKeys, decryptedValues, rateLimiter, notifications, replicas, revisionLeaseSeconds: config.revisionLeaseSeconds }, {
+  const app = createApp({
+    orm: database.orm, cipher, apiKeys, decryptedValues, rateLimiter, notifications, replicas, revisionLeaseSeconds: config.revisionLeaseSeconds, sourceArchives,
+  }, {
     demoApiKey: demo && 'key' in demo ? demo.key : undefined,
     introspection: config.graphqlIntrospection,
     graphiql: config.graphiql,
@@ -109,6 +117,10 @@ async function serve(config: Config, services: Services, worker: WorkerBrief | u
   });
   await listen(app.server, config);
   const { port } = app.server.address() as AddressInfo;
+  origin.current ??= listeningOrigin(config.host, port);
+  if (!config.publicUrl && sourceArchives.store.kind === 'embedded' && !['127.0.0.1', '::1', 'localhost'].includes(config.host) && !worker) {
+    logger.warn(`PUBLIC_URL is not set: upload and download URLs name ${origin.current}; set it to the address clients reach this service at`);
+  }
   const shownHost = ['127.0.0.1', '::1', '0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host;
   const url = `http://${shownHost}:${port}${GRAPHQL_PATH}`;
   const where = (worker?.databaseMode ?? database.mode) === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'DATABASE_URL';
@@ -183,10 +195,16 @@ async function main(): Promise<void> {
     })
     : undefined;
   if (replicas) logger.info(`read replicas: ${replicas.describe()}`);
+  // Source archives: S3_BUCKET's store, or files in DATA_DIR/objects behind URLs of this service's.
+  const origin = { current: config.publicUrl };
+  const sourceArchives = new SourceArchives(openObjectStore(config, cipher.keyRing.values(), () => origin.current!));
   let serving: Serving;
   try {
-    serving = await serve(config, { database, cipher, apiKeys, decryptedValues, notifications, rateLimiter, replicas, metrics, logger, trustedDocuments, tracing }, primary?.brief);
+    serving = await serve(config, {
+      database, cipher, apiKeys, decryptedValues, notifications, rateLimiter, replicas, metrics, logger, trustedDocuments, tracing, sourceArchives, origin,
+    }, primary?.brief);
   } catch (error) {
+    await sourceArchives.store.close();
     await replicas?.close();
     await rateLimiter?.close();
     apiKeys.stop();
@@ -199,6 +217,8 @@ async function main(): Promise<void> {
   // A revision whose data plane stopped reporting is recovered within a quarter of the lease (every process
   // sweeps; sweeps skip each other's rows).
   const stopLeaseSweeps = startLeaseSweeps(database.orm.em, leaseSweepIntervalMs(config.revisionLeaseSeconds), logger);
+  // Archives of deleted deployments, and uploads never used, are removed (every process sweeps; sweeps skip each other's rows).
+  const stopArchiveSweeps = startSourceArchiveSweeps(database.orm.em, sourceArchives, logger);
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -210,6 +230,8 @@ async function main(): Promise<void> {
       await drainServer(app.server, app.inFlight, { delayMs: config.shutdownDelayMs, graceMs: config.shutdownGraceMs }, logger, app.deploymentChanges);
       app.deploymentChanges.stop();
       stopLeaseSweeps();
+      stopArchiveSweeps();
+      await sourceArchives.store.close();
       await cipher.close();
       await rateLimiter?.close();
       apiKeys.stop();

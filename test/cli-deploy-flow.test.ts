@@ -11,6 +11,7 @@ import { cliHttp, lookUpByName } from './support/cli-http.ts';
 import { startFixtureApp, type FixtureApp } from './support/fixture-app.ts';
 import { ACME } from './support/fixtures.ts';
 import { restCaller, TERMINAL_STATUSES } from './support/write-calls.ts';
+import { archiveOf, objectRequest, uploadArchive } from './support/object-http.ts';
 
 let fixture: FixtureApp<'cli' | 'plane'>;
 beforeAll(async () => {
@@ -112,9 +113,10 @@ async function deploy({ name, remote = false, verbose = false, watch }: DeployFl
     expect(typeof id === 'string' && id.length > 0, 'POST /v2/deployments succeeded but response missing a valid \'id\'').toBe(true);
   }
 
-  // §6.4: the build (not run here) is followed by the PATCH that hands it over.
+  // §6.4: the build (not run here), or the archive uploaded to the URL the service issued, is followed by the
+  // PATCH that hands it over.
   const patch = remote
-    ? `{"revision_source":"internal_source","source_revision_config":{"source_tarball_path":"deployments/${id}/source-1767225600.tar.gz","graph_config_path":"graph.json"},"secrets":[]}`
+    ? `{"revision_source":"internal_source","source_revision_config":{"source_tarball_path":"${await uploadArchive(cli, id, archiveOf(name))}","graph_config_path":"graph.json"},"secrets":[]}`
     : `{"revision_source":"internal_docker","source_revision_config":{"image_uri":"registry.example.com/acme/${name}@sha256:${'ab'.repeat(32)}"},"secrets":[]}`;
   const patched = await cli('PATCH', `/v2/deployments/${id}`, { body: patch });
   ok('PATCH', `/v2/deployments/${id}`, patched);
@@ -175,6 +177,8 @@ const plane = restCaller(() => fixture.app.url, () => fixture.keys.plane);
 interface Lease {
   leaseId: string;
   deploymentId: string;
+  /** Where a remote build's archive downloads from (null for an image). */
+  sourceArchiveUrl: string | null;
 }
 
 /** Claims until the revision is among the leases (the test's data plane works on that one only). */
@@ -183,7 +187,7 @@ async function claim(revisionId: string): Promise<Lease> {
     const answer = await plane('POST', '/v2/data-plane/claims', { body: { limit: 10 } });
     expect(answer.status).toBe(200);
     const lease = answer.json.leases.find((l: { revision_id: string }) => l.revision_id === revisionId);
-    if (lease) return { leaseId: lease.lease_id, deploymentId: lease.deployment_id };
+    if (lease) return { leaseId: lease.lease_id, deploymentId: lease.deployment_id, sourceArchiveUrl: lease.source_archive_url };
   }
   throw new Error(`revision ${revisionId} was not claimed`);
 }
@@ -218,6 +222,11 @@ async function deployWith(flags: Omit<DeployFlags, 'watch'>, dataPlane: (watch: 
     await watch.until(() => watch.seen('QUEUED'), 'the poller to see the revision QUEUED');
     const revisionId = watch.revisionId!;
     const lease = await claim(revisionId);
+    // A remote build's data plane fetches the archive the CLI uploaded, with a plain GET; an image needs none.
+    if (flags.remote) {
+      const archive = await objectRequest('GET', lease.sourceArchiveUrl!);
+      expect({ status: archive.status, uploaded: archive.body.equals(archiveOf(flags.name)) }).toEqual({ status: 200, uploaded: true });
+    } else expect(lease.sourceArchiveUrl).toBeNull();
     await watch.until(() => watch.seen('AWAITING_BUILD'), 'the poller to see AWAITING_BUILD');
     await dataPlane(watch, revisionId, lease);
   })().catch((error: unknown) => {

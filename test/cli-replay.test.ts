@@ -8,6 +8,7 @@ import { startFixtureApp, type FixtureApp } from './support/fixture-app.ts';
 import { ACME, GLOBEX } from './support/fixtures.ts';
 import { cliHttp, lookUpByName } from './support/cli-http.ts';
 import { TERMINAL_STATUSES } from './support/write-calls.ts';
+import { uploadArchive } from './support/object-http.ts';
 
 let fixture: FixtureApp<'cli' | 'twoTenants'>;
 beforeAll(async () => {
@@ -72,7 +73,7 @@ describe('the CLI\'s `deploy` against a new name, local build, then `deploy` aga
 });
 
 describe('the CLI\'s `deploy --remote`', () => {
-  it('creates an internal_source deployment with an empty source_revision_config and PATCHes the uploaded archive in', async () => {
+  it('creates an internal_source deployment with an empty source_revision_config, uploads its archive and PATCHes it in', async () => {
     expect(await lookUp('my-remote')).toBeUndefined();
     const created = await cli('POST', '/v2/deployments', {
       body: '{"name":"my-remote","source":"internal_source","source_config":{"deployment_type":"prod"},"source_revision_config":{},"secrets":[]}',
@@ -80,7 +81,8 @@ describe('the CLI\'s `deploy --remote`', () => {
     expect(created.status).toBe(201);
     const { id } = created.json;
     expect(typeof id === 'string' && id.length > 0).toBe(true);
-    const archive = `deployments/${id}/source-1767225600.tar.gz`;
+    // §6.3: POST …/upload-url without a body, then a PUT of the archive to upload_url without a key.
+    const archive = await uploadArchive(cli, id);
     const patched = await cli('PATCH', `/v2/deployments/${id}`, {
       body: `{"revision_source":"internal_source","source_revision_config":{"source_tarball_path":"${archive}","graph_config_path":"graph.json"},"source_config":{"install_command":"npm ci"},"secrets":[]}`,
     });

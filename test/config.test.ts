@@ -28,6 +28,19 @@ describe('configuration', () => {
     expect(loadConfig({ SECRETS_KEY: 'ab'.repeat(32) }).secretsKey).toEqual(Buffer.alloc(32, 0xab));
   });
 
+  it('keeps source archives itself, at the address it listens on, unless PUBLIC_URL and S3_BUCKET say otherwise', () => {
+    expect(loadConfig({})).toMatchObject({ publicUrl: undefined, objectStorage: { kind: 'embedded' } });
+    expect(loadConfig({ PUBLIC_URL: 'https://deploy.example.com/' }).publicUrl).toBe('https://deploy.example.com');
+    const s3 = { S3_BUCKET: 'sources', S3_ACCESS_KEY_ID: 'AKIA1', S3_SECRET_ACCESS_KEY: 'secret' };
+    expect(loadConfig(s3).objectStorage).toEqual({
+      kind: 's3', bucket: 'sources', endpoint: undefined, region: 'us-east-1', accessKeyId: 'AKIA1', secretAccessKey: 'secret', forcePathStyle: false,
+    });
+    // An endpoint of one's own (MinIO and the like) is addressed path-style unless told otherwise.
+    expect(loadConfig({ ...s3, S3_ENDPOINT: 'http://minio:9000', S3_REGION: 'eu-west-1' }).objectStorage)
+      .toMatchObject({ endpoint: 'http://minio:9000', region: 'eu-west-1', forcePathStyle: true });
+    expect(loadConfig({ ...s3, S3_ENDPOINT: 'https://s3.example.com', S3_FORCE_PATH_STYLE: 'no' }).objectStorage).toMatchObject({ forcePathStyle: false });
+  });
+
   it('compresses answers of 1 KB and more unless told otherwise', () => {
     expect(loadConfig({}).compressionMinBytes).toBe(1024);
     expect(loadConfig({ COMPRESSION_MIN_BYTES: '0' }).compressionMinBytes).toBe(0);
@@ -113,6 +126,12 @@ describe('configuration', () => {
     [{ DATA_DIR: '/etc/hostname' }, 'DATA_DIR /etc/hostname exists and is not a directory'],
     [{ COMPRESSION: 'gzip' }, 'COMPRESSION must be true or false (got "gzip")'],
     [{ COMPRESSION: 'off', COMPRESSION_MIN_BYTES: '1kb' }, 'COMPRESSION_MIN_BYTES must be an integer from 0 to 104857600 (got "1kb")'],
+    [{ PUBLIC_URL: 'deploy.example.com' }, 'PUBLIC_URL must be an http:// or https:// origin without a path'],
+    [{ PUBLIC_URL: 'https://example.com/gateway' }, 'PUBLIC_URL must be an http:// or https:// origin without a path'],
+    [{ S3_ENDPOINT: 'http://minio:9000' }, 'S3_ENDPOINT is used with S3_BUCKET, which is not set'],
+    [{ S3_BUCKET: 'sources', S3_SECRET_ACCESS_KEY: 'secret' }, 'S3_ACCESS_KEY_ID is required with S3_BUCKET'],
+    [{ S3_BUCKET: 'sources', S3_ACCESS_KEY_ID: 'AKIA1' }, 'S3_SECRET_ACCESS_KEY is required with S3_BUCKET'],
+    [{ S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'a', S3_SECRET_ACCESS_KEY: 's', S3_FORCE_PATH_STYLE: 'sometimes' }, 'S3_FORCE_PATH_STYLE must be true or false'],
   ])('rejects %o naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -25,7 +25,7 @@ describe('migrations', () => {
     );
     expect(rows.map((r) => r.table_name)).toEqual([
       'api_key', 'api_key_tenant', 'deployment', 'deployment_tag_value', 'idempotency_record', 'integration', 'mikro_orm_migrations',
-      'revision', 'revision_lease', 'revision_log_line', 'secret', 'secret_reference', 'source_repository', 'tag_key', 'tag_value', 'tenant', 'tenant_data_change', 'tenant_data_version',
+      'revision', 'revision_lease', 'revision_log_line', 'secret', 'secret_reference', 'source_repository', 'source_upload', 'tag_key', 'tag_value', 'tenant', 'tenant_data_change', 'tenant_data_version',
     ]);
   });
 

@@ -140,6 +140,20 @@ describe('secrets stay out of the logs', () => {
   });
 });
 
+describe('object URLs in the logs', () => {
+  it('logs an upload under its route, and never the signature of its URL, which is its permission', async () => {
+    const now = Date.now();
+    const url = await app.sourceArchives.store.uploadUrl('sources/t/d/logged.tar.gz', { issuedAt: new Date(now), expiresAt: new Date(now + 60_000), maxBytes: 1000 });
+    const signature = new URL(url).searchParams.get('signature')!;
+    const response = await fetch(url, { method: 'PUT', body: 'archive', headers: { 'x-request-id': 'upload-1' } });
+    expect(response.status).toBe(200);
+    const line = await waitForLine('upload-1');
+    expect(line).toMatchObject({ method: 'PUT', route: '/objects/{object_path}', status: 200 });
+    expect(line!.path).toContain('signature=%5Bredacted%5D');
+    expect(lines.join('\n')).not.toContain(signature);
+  });
+});
+
 describe('metrics', () => {
   it('counts requests per route template and status, and times GraphQL operations by name', async () => {
     await fetch(`${app.url}/v2/deployments?limit=1`, { headers: { 'x-api-key': key } });

@@ -191,11 +191,11 @@ describe('REST writes in the OpenAPI document', () => {
     await send({ ...base, headers: { 'x-api-key': '' }, status: 401 });
   });
 
-  it('POST …/push-token and …/upload-url: 501 (400 off internal_docker), and every refusal', async () => {
+  it('POST …/push-token: 501 (400 off internal_docker), and every refusal; …/upload-url: 200 (400 off the internal sources), and every refusal', async () => {
     const docker = (await send({ method: 'post', template: DEPLOYMENTS, path: DEPLOYMENTS, body: create('helpers'), status: 201 })).body.id;
-    for (const template of [PUSH_TOKEN, UPLOAD_URL]) {
+    for (const [template, status] of [[PUSH_TOKEN, 501], [UPLOAD_URL, 200]] as const) {
       const path = (id: string) => template.replace('{deployment_id}', id);
-      await send({ method: 'post', template, path: path(docker), status: 501 });
+      await send({ method: 'post', template, path: path(docker), status });
       await send({ method: 'post', template, path: path(UNKNOWN), status: 404 });
       await send({ method: 'post', template, path: path('nope'), status: 422 });
       await send({ method: 'post', template, path: path(docker), headers: { 'x-api-key': fixture.keys.reader }, status: 403 });
@@ -203,6 +203,8 @@ describe('REST writes in the OpenAPI document', () => {
     }
     const refused = await send({ method: 'post', template: PUSH_TOKEN, path: PUSH_TOKEN.replace('{deployment_id}', ACME_DEPLOYMENT), status: 400 });
     expect(refused.body.detail).toContain('only available for \'internal_docker\' source deployments');
+    const noUploads = await send({ method: 'post', template: UPLOAD_URL, path: UPLOAD_URL.replace('{deployment_id}', ACME_DEPLOYMENT), status: 400 });
+    expect(noUploads.body.detail).toBe('Upload URLs are only available for \'internal_source\' and \'internal_docker\' source deployments.');
   });
 
   it('has produced every answer the document declares for the writes, but 500', () => {

@@ -13,12 +13,15 @@ import {
   MASK, UNKNOWN_ID, deploymentNotFound, deploymentRecord, detail, expectJsonText, pydantic, resourceSpec, restCaller, revisionConfig,
   revisionNotFound, sourceConfig, valueError, writtenParts, type RecordFields,
 } from './support/write-calls.ts';
+import { uploadArchive } from './support/object-http.ts';
 
 const DOOMED = randomUUID();
 const DOOMED_REVISION = randomUUID();
 const [CHECKOUT_DEPLOYED, CHECKOUT_BUILDING] = ['66666666-6666-4666-8666-666666666661', '66666666-6666-4666-8666-666666666662'];
 const LISTENER = '44444444-4444-4444-8444-444444444444';
 const OTHER_LISTENER = '44444444-4444-4444-8444-444444444445';
+/** Stands for the object path of an archive uploaded for the deployment at hand. */
+const UPLOADED = '<uploaded archive>';
 const IMAGE = 'registry.example.com/acme/agent@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
 
 /** A deployment of ACME with tags, secrets, secret references and a revision: what a delete must remove. */
@@ -91,7 +94,6 @@ describe('POST /v2/deployments', () => {
 
   it.each([
     ['image_uri', { name: 'first-image', source: 'internal_docker', source_config: {}, source_revision_config: { image_uri: IMAGE }, secrets: [] }],
-    ['source_tarball_path', { name: 'first-tarball', source: 'internal_source', source_config: {}, source_revision_config: { source_tarball_path: 'uploads/a.tar.gz', graph_config_path: 'graph.json' }, secrets: [] }],
     ['repo_ref', githubCreate('first-repo')],
   ])('makes the first revision (QUEUED) when source_revision_config names something to build: %s', async (_, body) => {
     const answer = await call('POST', '/v2/deployments', { body });
@@ -104,6 +106,15 @@ describe('POST /v2/deployments', () => {
       resources: [{ id: written.latest_revision_id, created_at: revision.created_at, updated_at: revision.created_at, status: 'QUEUED', source: body.source, source_revision_config: revisionConfig(body.source_revision_config) }],
       offset: 1,
     });
+  });
+
+  it('refuses a create naming a source_tarball_path: only a path issued for the deployment is accepted, and it has none yet', async () => {
+    const body = { name: 'first-tarball', source: 'internal_source', source_config: {}, source_revision_config: { source_tarball_path: 'uploads/a.tar.gz', graph_config_path: 'graph.json' }, secrets: [] };
+    expectJsonText(await call('POST', '/v2/deployments', { body }), 422, {
+      detail: [valueError(['body', 'source_revision_config', 'source_tarball_path'], 'uploads/a.tar.gz',
+        'a create cannot name a source archive: create the deployment, ask POST /v2/deployments/{deployment_id}/upload-url for an upload, PUT the archive, then PATCH its object_path in')],
+    });
+    expect((await call('GET', '/v2/deployments?name_contains=first-tarball')).json.resources).toEqual([]);
   });
 
   it('makes no revision for a config path alone (internal_source with {} is the CLI\'s remote create, accepted too)', async () => {
@@ -177,7 +188,7 @@ describe('PATCH /v2/deployments/{deployment_id}', () => {
     ['secret_references', 'external_docker', { secret_references: [{ name: 'A', secret_name: 's', secret_key: 'k' }] }, false],
     ['image_uri', 'internal_docker', { source_revision_config: { image_uri: IMAGE } }, true],
     ['graph_config_path', 'internal_source', { source_revision_config: { graph_config_path: 'graph.json' } }, true],
-    ['source_tarball_path', 'internal_source', { source_revision_config: { source_tarball_path: 'uploads/b.tar.gz', graph_config_path: 'graph.json' } }, true],
+    ['source_tarball_path', 'internal_source', { source_revision_config: { source_tarball_path: UPLOADED, graph_config_path: 'graph.json' } }, true],
     ['repo_ref', 'github', { source_revision_config: { repo_ref: 'develop' } }, true],
     ['secrets []', 'internal_docker', { secrets: [] }, true],
     ['secrets', 'internal_docker', { secrets: [{ name: 'A', value: 'b' }] }, true],
@@ -186,7 +197,9 @@ describe('PATCH /v2/deployments/{deployment_id}', () => {
     const name = `revises-${randomUUID().slice(0, 8)}`;
     const created = await create(source === 'github' ? githubCreate(name) : { name, source, source_config: {}, source_revision_config: {}, secrets: [] });
     const before = await revisionsOf(created.id);
-    const answer = await call('PATCH', `/v2/deployments/${created.id}`, { body });
+    // An archive is named by the path its upload was issued under (uploaded first).
+    const sent = JSON.stringify(body).includes(UPLOADED) ? JSON.stringify(body).replace(UPLOADED, await uploadArchive(call, created.id)) : body;
+    const answer = await call('PATCH', `/v2/deployments/${created.id}`, { body: sent });
     expect(answer.status, answer.text).toBe(200);
     const after = await revisionsOf(created.id);
     expect(after.resources.length).toBe(before.resources.length + (revises ? 1 : 0));

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureApp, type FixtureApp } from './support/fixture-app.ts';
 import { ACME } from './support/fixtures.ts';
 import { restCaller } from './support/write-calls.ts';
+import { uploadArchive } from './support/object-http.ts';
 
 const IMAGE = 'registry.example.com/acme/agent@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
 const NEXT_IMAGE = 'registry.example.com/acme/agent@sha256:60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752';
@@ -27,7 +28,16 @@ const CREATE = `mutation($input: CreateDeploymentInput!) { createDeployment(inpu
   __typename ... on CreateDeploymentPayload { deployment { uuid } } ... on MutationError { message }
   ... on InvalidInputError { problems { restLocation type message input context } } } }`;
 const UPDATE = `mutation($input: UpdateDeploymentInput!) { updateDeployment(input: $input) {
-  __typename ... on UpdateDeploymentPayload { deployment { uuid } } ... on MutationError { message } } }`;
+  __typename ... on UpdateDeploymentPayload { deployment { uuid } } ... on MutationError { message }
+  ... on InvalidInputError { problems { restLocation type message input context } } } }`;
+const UPLOAD = `mutation($input: CreateSourceUploadInput!) { createSourceUpload(input: $input) {
+  __typename ... on CreateSourceUploadPayload { uploadUrl objectPath } ... on MutationError { message } } }`;
+
+/** An InvalidInputError's problems as the REST door's 422 items. */
+const asRestItems = (problems: { restLocation: string[]; type: string; message: string; input: unknown; context: unknown }[]) => problems.map((problem) => ({
+  type: problem.type, loc: ['body', ...problem.restLocation.map((part) => (/^\d+$/.test(part) ? Number(part) : part))],
+  msg: problem.message, input: problem.input, ...(problem.context ? { ctx: problem.context } : {}),
+}));
 
 const restCreate = (name: string) => ({
   name, source: 'external_docker',
@@ -99,11 +109,25 @@ describe('one write, either door', () => {
     expect(answer.json.detail.map((item: { loc: unknown[] }) => item.loc)).toEqual([['body', ...loc]]);
     const refused = await graphql(CREATE, input);
     expect(refused.__typename).toBe('InvalidInputError');
-    const asRestItems = refused.problems.map((problem: { restLocation: string[]; type: string; message: string; input: unknown; context: unknown }) => ({
-      type: problem.type, loc: ['body', ...problem.restLocation.map((part) => (/^\d+$/.test(part) ? Number(part) : part))],
-      msg: problem.message, input: problem.input, ...(problem.context ? { ctx: problem.context } : {}),
-    }));
-    expect(asRestItems).toEqual(answer.json.detail);
+    expect(asRestItems(refused.problems)).toEqual(answer.json.detail);
+  });
+
+  it('issues upload URLs on both doors, and refuses another deployment\'s archive with the same problem, changing nothing', async () => {
+    const remote = { source: 'internal_source', source_config: {}, source_revision_config: {}, secrets: [] };
+    const [target, other] = await Promise.all(['parity-archive', 'parity-archive-other'].map(async (name) => (await call('POST', '/v2/deployments', { body: { name, ...remote } })).json.id));
+    const issued = await graphql(UPLOAD, { deploymentId: target });
+    expect({ type: issued.__typename, path: issued.objectPath }).toEqual({ type: 'CreateSourceUploadPayload', path: expect.stringContaining(`/${target}/`) });
+    const foreign = await uploadArchive(call, other);
+    const restBody = { revision_source: 'internal_source', source_revision_config: { source_tarball_path: foreign, graph_config_path: 'graph.json' } };
+    const answer = await call('PATCH', `/v2/deployments/${target}`, { body: restBody });
+    expect(answer.status).toBe(422);
+    const refused = await graphql(UPDATE, { id: target, revisionSource: 'INTERNAL_SOURCE', sourceRevisionConfig: { sourceTarballPath: foreign, graphConfigPath: 'graph.json' } });
+    expect(refused.__typename).toBe('InvalidInputError');
+    expect(asRestItems(refused.problems)).toEqual(answer.json.detail);
+    expect((await call('GET', `/v2/deployments/${target}/revisions`)).json.resources).toEqual([]);
+    expect(await graphql(UPLOAD, { deploymentId: '0f0f0f0f-0000-4000-8000-000000000000' })).toEqual({
+      __typename: 'DeploymentNotFoundError', message: 'Deployment ID 0f0f0f0f-0000-4000-8000-000000000000 not found.',
+    });
   });
 
   it('refuses a name taken with the same message', async () => {

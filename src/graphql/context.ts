@@ -13,6 +13,7 @@ import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { DatabaseNotifications } from '../db/database-notifications.ts';
 import type { DeploymentChangeFeed } from '../modules/deployments/live/deployment-change-feed.ts';
 import type { ReadReplicas, ReadTarget } from '../db/read-replicas.ts';
+import type { SourceArchives } from '../modules/storage/source-archives.ts';
 import { RequestLoaders } from './loaders.ts';
 import { tenantRequired } from './errors.ts';
 
@@ -35,6 +36,8 @@ export interface AppServices {
   replicas?: ReadReplicas;
   /** How long a data plane's claim or report keeps a revision's lease (REVISION_LEASE_SECONDS). Default 60. */
   revisionLeaseSeconds?: number;
+  /** Source archives and the object store holding them; none: no upload URLs, and no source_tarball_path is accepted. */
+  sourceArchives?: SourceArchives;
 }
 
 export const DEFAULT_REVISION_LEASE_SECONDS = 60;
@@ -57,6 +60,7 @@ export interface GraphQLContext {
   dataPlaneEm: () => EntityManager;
   revisionLeaseSeconds: number;
   cipher: SecretCipher;
+  sourceArchives: SourceArchives | undefined;
   /** What decrypts secret values for this caller; null: it may not see them. */
   revealer: SecretRevealer | null;
   reportUnreadableSecret: (error: SecretDecryptionError) => void;
@@ -108,6 +112,7 @@ function contextOn({ orm, replica }: ReadTarget, principal: Principal, services:
     dataPlaneEm: () => services.orm.em.fork(),
     revisionLeaseSeconds: services.revisionLeaseSeconds ?? DEFAULT_REVISION_LEASE_SECONDS,
     cipher: services.cipher,
+    sourceArchives: services.sourceArchives,
     revealer,
     reportUnreadableSecret: services.reportUnreadableSecret ?? (() => {}),
     deploymentChanges: services.deploymentChanges,

@@ -17,6 +17,7 @@ import { SecretReferenceSchema } from './deployments/secret-reference.entity.ts'
 import { RevisionLogLineSchema } from './revisions/lifecycle/revision-log-line.entity.ts';
 import { RevisionLeaseSchema } from './revisions/lifecycle/revision-lease.entity.ts';
 import { IdempotencyRecordSchema } from './idempotency/idempotency-record.entity.ts';
+import { SourceUploadSchema } from './storage/source-upload.entity.ts';
 import { ResourceSpecSchema } from './deployments/resource-spec.embeddable.ts';
 import {
   ListenerConfigSchema, SourceConfigSchema, SourceRevisionConfigSchema,
@@ -29,7 +30,7 @@ export const entities = [
   TenantSchema, ApiKeySchema, TenantOwnedSchema, TenantDataVersionSchema, TenantDataChangeSchema,
   IntegrationSchema, SourceRepositorySchema,
   DeploymentSchema, DeploymentTagValueSchema, RevisionSchema, TagKeySchema, TagValueSchema, SecretSchema, SecretReferenceSchema,
-  RevisionLogLineSchema, RevisionLeaseSchema, IdempotencyRecordSchema,
+  RevisionLogLineSchema, RevisionLeaseSchema, IdempotencyRecordSchema, SourceUploadSchema,
   SourceConfigSchema, ListenerConfigSchema, SourceRevisionConfigSchema, ResourceSpecSchema,
   ContainerSchema, ContainerResourcesSchema, EnvVarSchema, VolumeSchema, VolumeMountSchema, ImagePullSecretSchema,
 ];

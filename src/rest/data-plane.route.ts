@@ -36,8 +36,9 @@ const REVISION_NOT_FOUND = '`Revision ID <revision_id> not found.`: none of the 
 const LEASE_CONFLICT = 'The lease sent is not the revision\'s (it lapsed, or another claim holds it: stop working on it; `status` says where the revision is now), '
   + 'or the status cannot follow the revision\'s (the message names both).';
 
-const leaseOf = (lease: Record<string, string>) => ({
+const leaseOf = (lease: Record<string, string | null>) => ({
   revision_id: lease.revisionId, deployment_id: lease.deploymentId, tenant_id: lease.tenantId, lease_id: lease.leaseId, lease_expires_at: lease.expiresAt,
+  source_archive_url: lease.sourceArchiveUrl,
 });
 
 export const claimRevisionsRoute: RestRoute = {
@@ -48,17 +49,18 @@ export const claimRevisionsRoute: RestRoute = {
   summary: 'Claim Revisions',
   description: 'Claims up to `limit` queued revisions of the key\'s tenants, oldest first, each now AWAITING_BUILD under a lease of the caller\'s. '
     + 'Each revision goes to one claim only, also when several data planes claim at once; a deployment rolls out one revision at a time. '
-    + 'Read what to build with `GET /v2/deployments/{deployment_id}` (X-Tenant-Id: `tenant_id` for a key of several tenants).',
+    + 'Read what to build with `GET /v2/deployments/{deployment_id}` (X-Tenant-Id: `tenant_id` for a key of several tenants); '
+    + 'an internal_source revision\'s archive downloads from `source_archive_url` with a plain GET (signed, valid 30 to 60 minutes).',
   tag: 'data plane',
   parameters: [],
   body: checkClaim,
   bodySchema: 'ClaimRequest',
   bodyExample: { limit: 1 },
   document: `mutation DataPlaneClaim($input: ClaimRevisionsInput!) {
-  claimRevisions(input: $input) { leases { revisionId deploymentId tenantId leaseId expiresAt } }
+  claimRevisions(input: $input) { leases { revisionId deploymentId tenantId leaseId expiresAt sourceArchiveUrl } }
 }`,
   variables: ({ body }) => ({ input: { limit: (body as { limit?: number | null }).limit ?? 1 } }),
-  respond: (data) => ({ status: 200, body: { leases: (data.claimRevisions.leases as Record<string, string>[]).map(leaseOf) } }),
+  respond: (data) => ({ status: 200, body: { leases: (data.claimRevisions.leases as Record<string, string | null>[]).map(leaseOf) } }),
   responseSchema: dataPlaneResponseSchema('Claims'),
 };
 

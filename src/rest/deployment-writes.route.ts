@@ -180,8 +180,8 @@ export const redeployRevisionRoute: RestRoute = {
 
 
 
-/** The original's build helpers, which need a container registry and object storage this service does not run. */
-const helperRoute = (suffix: 'push-token' | 'upload-url', summary: string, refusal: (source: string) => { status: number; body: unknown }): RestRoute => ({
+/** The original's local-build helper, which needs a container registry this service does not run. */
+const helperRoute = (suffix: 'push-token', summary: string, refusal: (source: string) => { status: number; body: unknown }): RestRoute => ({
   path: `/v2/deployments/{deployment_id}/${suffix}`,
   method: 'POST',
   write: true,
@@ -190,11 +190,11 @@ const helperRoute = (suffix: 'push-token' | 'upload-url', summary: string, refus
   description: `Not available here (501): ${(refusal('internal_docker').body as { detail: string }).detail}`,
   tag: 'deployments',
   parameters: [deploymentIdParameter],
-  document: `query LegacyBuildHelper${suffix === 'push-token' ? 'PushToken' : 'UploadUrl'}($id: ID!) { deployment(id: $id) { source } }`,
+  document: `query LegacyBuildHelperPushToken($id: ID!) { deployment(id: $id) { source } }`,
   variables: ({ values }) => ({ id: values.deployment_id }),
   respond: (data, { values }) => (data.deployment ? refusal(String(data.deployment.source).toLowerCase()) : deploymentNotFound(values.deployment_id)),
   successStatus: 501,
-  otherResponses: suffix === 'push-token' ? { 400: { description: 'The deployment\'s source is not internal_docker (the CLI matches this text).' } } : {},
+  otherResponses: { 400: { description: 'The deployment\'s source is not internal_docker (the CLI matches this text).' } },
   responseSchema: { $ref: '#/components/schemas/HTTPError' },
   notFound: DEPLOYMENT_NOT_FOUND,
 });
@@ -203,10 +203,34 @@ export const pushTokenRoute = helperRoute('push-token', 'Push Token', (source) =
   ? { status: 501, body: { detail: 'This service runs no container registry, so it issues no push tokens: push the image to a registry of yours and deploy it with PATCH /v2/deployments/{deployment_id} and source_revision_config.image_uri.' } }
   : { status: 400, body: { detail: 'Push tokens are only available for \'internal_docker\' source deployments.' } }));
 
-export const uploadUrlRoute = helperRoute('upload-url', 'Upload URL', () => ({
-  status: 501,
-  body: { detail: 'This service runs no object storage, so it issues no upload URLs: build an image instead, push it to a registry of yours and deploy it with PATCH /v2/deployments/{deployment_id}, revision_source internal_docker and source_revision_config.image_uri.' },
-}));
+export const uploadUrlRoute: RestRoute = {
+  path: '/v2/deployments/{deployment_id}/upload-url',
+  method: 'POST',
+  write: true,
+  operationId: 'upload_url_v2_deployments__deployment_id__upload_url_post',
+  summary: 'Upload URL',
+  description: 'A signed URL for one `PUT` of the source archive (a `.tar.gz`, at most 200 MiB; no API key: the signature is the permission), '
+    + 'valid 15 minutes, and the `object_path` to send as `source_revision_config.source_tarball_path` in the PATCH that builds it. '
+    + 'For internal_source and internal_docker deployments (the latter build from an archive with `revision_source` internal_source). '
+    + 'A path no PATCH named within the hour is removed.',
+  tag: 'deployments',
+  parameters: [deploymentIdParameter],
+  document: `mutation LegacySourceUpload($input: CreateSourceUploadInput!) {
+  createSourceUpload(input: $input) {
+    ${REFUSED}
+    ... on CreateSourceUploadPayload { uploadUrl objectPath expiresAt }
+  }
+}`,
+  variables: ({ values }) => ({ input: { deploymentId: values.deployment_id } }),
+  respond: (data) => {
+    const result = data.createSourceUpload;
+    if (result.__typename === 'SourceUploadsUnavailableError') return { status: 400, body: { detail: result.message } };
+    return refusalAnswer(result) ?? { status: 200, body: { upload_url: result.uploadUrl, object_path: result.objectPath, expires_at: result.expiresAt } };
+  },
+  otherResponses: { 400: { description: 'The deployment\'s source is neither internal_source nor internal_docker: `Upload URLs are only available for \'internal_source\' and \'internal_docker\' source deployments.`' } },
+  responseSchema: legacyResponseSchema('SourceUpload'),
+  notFound: DEPLOYMENT_NOT_FOUND,
+};
 
 export const deploymentWriteRoutes = [
   createDeploymentRoute, patchDeploymentRoute, deleteDeploymentRoute, deleteDeploymentsRoute, redeployRevisionRoute, pushTokenRoute, uploadUrlRoute,

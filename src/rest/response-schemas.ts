@@ -31,6 +31,7 @@ const zodBodies = {
   RevisionList: z.strictObject({ resources: z.array(revisionRecordSchema), offset: z.number().int() }),
   Installation: installationRecordSchema,
   InstallationList: z.array(installationRecordSchema),
+  SourceUpload: z.strictObject({ upload_url: z.string(), object_path: z.string(), expires_at: timestamp }),
   BulkDeletion: z.strictObject({
     deleted_ids: z.array(uuid),
     failed: z.array(z.strictObject({ deployment_id: z.string(), status: z.number().int(), detail: z.string() })),
@@ -41,7 +42,9 @@ const zodBodies = {
 const leaseExpiry = timestamp.nullable();
 const dataPlaneBodies = {
   Claims: z.strictObject({
-    leases: z.array(z.strictObject({ revision_id: uuid, deployment_id: uuid, tenant_id: uuid, lease_id: uuid, lease_expires_at: timestamp })),
+    leases: z.array(z.strictObject({
+      revision_id: uuid, deployment_id: uuid, tenant_id: uuid, lease_id: uuid, lease_expires_at: timestamp, source_archive_url: z.string().nullable(),
+    })),
   }),
   StatusReported: z.strictObject({ revision_id: uuid, status: z.enum(REVISION_STATUSES), applied: z.boolean(), lease_expires_at: leaseExpiry }),
   LogsAppended: z.strictObject({ appended: z.number().int(), next_line: z.number().int(), lease_expires_at: leaseExpiry }),

@@ -9,6 +9,7 @@ import type { Principal } from '../modules/tenancy/authenticate.ts';
 import { BREAK, visit, type DocumentNode } from 'graphql';
 import type { TenantDataVersions } from '../modules/tenancy/data-version/tenant-data-version.ts';
 import { LOG_LINE_FIELDS } from '../modules/revisions/lifecycle/revision-logs.ts';
+import { ARCHIVE_URL_FIELDS, downloadWindowOf } from '../modules/storage/source-archives.ts';
 import { buildFingerprint } from './build-fingerprint.ts';
 
 /** Every use revalidates; only the caller's own cache may keep it (the answer is the key's). */
@@ -42,34 +43,47 @@ export class Revalidation {
    */
   tag(principal: Principal, document: DocumentNode, versions: TenantDataVersions, secretsKeys: readonly string[]): boolean {
     const reader = `${principal.apiKeyId} ${principal.tenantId} ${principal.mayReadSecrets ? `secrets ${secretsKeys.join(',')}` : 'masked'} ${principal.mayWrite} ${principal.mayReconcile}`;
-    const version = selectsLogLines(document) ? `${versions.data} ${versions.logs}` : versions.data;
+    const selects = selectionOf(document);
+    let version = selects.logLines ? `${versions.data} ${versions.logs}` : `${versions.data}`;
+    // A signed download URL changes with its time window, not with the data.
+    if (selects.archiveUrls) version += ` window ${downloadWindowOf()}`;
     this.etag = createHash('sha256').update(`${buildFingerprint()}\n${reader}\n${version}\n${this.request}`).digest('hex').slice(0, TAG_HEX_DIGITS);
     this.notModified = this.ifNoneMatch !== undefined && namesTag(this.ifNoneMatch, this.etag);
     return this.notModified;
   }
 }
 
-const logLinesSelected = new WeakMap<DocumentNode, boolean>();
+/** What of a document's selection moves its answer besides the tenant's data version. */
+interface VersionedSelection {
+  /** Revision log lines, which only their own version moves. */
+  logLines: boolean;
+  /** Source archives' download URLs, which change with their time window. */
+  archiveUrls: boolean;
+}
+
+const selections = new WeakMap<DocumentNode, VersionedSelection>();
 
 /**
- * Whether a document selects revision log lines anywhere (a fragment's too), which only their own version
- * moves: a data plane appends them many times a second during a build, and every other answer keeps its tag
- * meanwhile. Documents are parsed once and kept (a route's at start), so each is visited once.
+ * Whether a document selects, anywhere (a fragment's too), revision log lines, which only their own version
+ * moves (a data plane appends them many times a second during a build, and every other answer keeps its tag
+ * meanwhile), or download URLs, which change every DOWNLOAD_WINDOW_MS. Documents are parsed once and kept (a
+ * route's at start), so each is visited once.
  */
-function selectsLogLines(document: DocumentNode): boolean {
-  let selects = logLinesSelected.get(document);
-  if (selects === undefined) {
-    selects = false;
+function selectionOf(document: DocumentNode): VersionedSelection {
+  let selection = selections.get(document);
+  if (selection === undefined) {
+    const found: VersionedSelection = { logLines: false, archiveUrls: false };
     visit(document, {
       Field(node) {
-        if (!LOG_LINE_FIELDS.has(node.name.value)) return undefined;
-        selects = true;
-        return BREAK;
+        found.logLines ||= LOG_LINE_FIELDS.has(node.name.value);
+        found.archiveUrls ||= ARCHIVE_URL_FIELDS.has(node.name.value);
+        return found.logLines && found.archiveUrls ? BREAK : undefined;
       },
     });
-    logLinesSelected.set(document, selects);
+    selection = found;
+    selections.set(document, selection);
   }
-  return selects;
+  return selection;
 }
 
 /**

@@ -1,5 +1,8 @@
 // The real HTTP server of the app on a free port, for tests that talk to it like a client does.
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import type { AppOrm } from '../../src/db/orm-config.ts';
 import { createApp, type App, type AppOptions } from '../../src/app.ts';
 import type { RateLimiter } from '../../src/limits/rate-limiter.ts';
@@ -8,11 +11,16 @@ import type { ApiKeyCache } from '../../src/modules/tenancy/api-key-cache.ts';
 import type { DatabaseNotifications } from '../../src/db/database-notifications.ts';
 import type { ReadReplicas } from '../../src/db/read-replicas.ts';
 import type { DecryptedValuesCache } from '../../src/modules/secrets/decrypted-values-cache.ts';
+import { SourceArchives, type SourceArchiveLimits } from '../../src/modules/storage/source-archives.ts';
+import { openObjectStore } from '../../src/modules/storage/open-object-store.ts';
+import type { ObjectStore } from '../../src/modules/storage/object-store.ts';
 
 export interface RunningApp {
   url: string;
   /** The app itself: its metrics, its in-flight requests (for shutdown). */
   app: App;
+  /** Where its source archives are kept (the built-in store in a folder of its own, unless the set-up gave a store). */
+  sourceArchives: SourceArchives;
   graphql(query: string, headers?: Record<string, string>, variables?: Record<string, unknown>): Promise<{ status: number; headers: Headers; body: any }>;
   close(): Promise<void>;
 }
@@ -29,18 +37,28 @@ export interface AppSetup {
   revisionLeaseSeconds?: number;
   /** Secret values kept decrypted (the service keeps them; none: every value deciphered each time). */
   decryptedValues?: DecryptedValuesCache;
+  /** The object store of source archives; default: the built-in one, in a temporary folder, at the app's address. */
+  objectStore?: ObjectStore;
+  /** Shorter lifetimes or a smaller size limit of source uploads than the service's. */
+  sourceArchiveLimits?: Partial<SourceArchiveLimits>;
 }
 
 export async function startApp(orm: AppOrm, cipher: SecretCipher, apiKeys?: ApiKeyCache, setup: AppSetup = {}): Promise<RunningApp> {
+  let url = '';
+  const dataDir = setup.objectStore ? undefined : mkdtempSync(path.join(os.tmpdir(), 'gateway-objects-'));
+  const store = setup.objectStore ?? openObjectStore({ objectStorage: { kind: 'embedded' }, dataDir: dataDir! }, cipher.keyRing.values(), () => url);
+  const sourceArchives = new SourceArchives(store, setup.sourceArchiveLimits);
   const app = createApp({
     orm, cipher, apiKeys, rateLimiter: setup.rateLimiter, notifications: setup.notifications, decryptedValues: setup.decryptedValues, replicas: setup.replicas, revisionLeaseSeconds: setup.revisionLeaseSeconds,
+    sourceArchives,
   }, setup.options);
   const { server } = app;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
     app,
+    sourceArchives,
     async graphql(query, headers = {}, variables) {
       const response = await fetch(`${url}/graphql`, {
         method: 'POST',
@@ -52,7 +70,10 @@ export async function startApp(orm: AppOrm, cipher: SecretCipher, apiKeys?: ApiK
     close: () => new Promise((resolve) => {
       app.deploymentChanges.stop();
       server.closeAllConnections();
-      server.close(() => resolve());
+      server.close(() => {
+        if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+        resolve();
+      });
     }),
   };
 }

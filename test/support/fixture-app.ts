@@ -1,6 +1,6 @@
 // The shared fixture, plus extra import documents, behind a running app, with keys issued by name: the
 // set-up of the tests that talk to the API about a few tenants' data.
-import { startApp, type RunningApp } from './app-server.ts';
+import { startApp, type AppSetup, type RunningApp } from './app-server.ts';
 import { importFixture, issueKey, newCipher } from './fixtures.ts';
 import { importExtra, type Doc } from './graphql-expect.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
@@ -22,14 +22,14 @@ export interface FixtureApp<Name extends string> {
   close(): Promise<void>;
 }
 
-export async function startFixtureApp<Name extends string>(extra: Doc[], keySpecs: Record<Name, KeySpec>): Promise<FixtureApp<Name>> {
+export async function startFixtureApp<Name extends string>(extra: Doc[], keySpecs: Record<Name, KeySpec>, setup: AppSetup = {}): Promise<FixtureApp<Name>> {
   const db = await createTestDatabase();
   const cipher = newCipher();
   await importFixture(db.orm.em.fork(), cipher);
   for (const doc of extra) await importExtra(db.orm.em, cipher, doc);
   const keys = {} as Record<Name, string>;
   for (const [name, spec] of Object.entries(keySpecs) as [Name, KeySpec][]) keys[name] = await issueKey(db.orm.em, spec.tenants, spec.mayReadSecrets, spec.mayWrite, spec.mayReconcile);
-  const app = await startApp(db.orm, cipher);
+  const app = await startApp(db.orm, cipher, undefined, setup);
   return {
     db, cipher, app, keys,
     async close() {

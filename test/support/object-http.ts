@@ -85,3 +85,22 @@ export function expectDetail(answer: ObjectAnswer, status: number, detail: strin
   if (typeof detail === 'string') expect(body).toEqual({ detail });
   else expect(body.detail).toMatch(detail);
 }
+
+/** Any client of the REST door: `call(method, path, options)` with an answer's status and JSON. */
+type Caller<Options> = (method: string, path: string, options?: Options) => Promise<{ status: number; json: any }>;
+
+/**
+ * The CLI's remote-build upload (shared/spec/cli-deploy-flow.md, steps 4-5): asks the deployment's upload URL,
+ * checks what the CLI checks of the answer, PUTs `archive` there without a key, and returns the object path
+ * to PATCH in.
+ */
+export async function uploadArchive<Options>(call: Caller<Options>, deploymentId: string, archive = archiveOf(deploymentId), options?: Options): Promise<string> {
+  const answer = await call('POST', `/v2/deployments/${deploymentId}/upload-url`, options);
+  expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+  const { upload_url: uploadUrl, object_path: objectPath } = answer.json;
+  // Otherwise the CLI stops: "Upload URL response missing required fields".
+  expect(typeof uploadUrl === 'string' && uploadUrl.length > 0 && typeof objectPath === 'string' && objectPath.length > 0).toBe(true);
+  const put = await cliPut(uploadUrl, archive);
+  expect(put.status, put.text).toBe(200);
+  return objectPath;
+}

@@ -19,14 +19,17 @@ import { DeploymentNameTaken, DeploymentNotFound, InvalidValues, READ_ONLY_KEY, 
 import { validateCreateRequest, validatePatchRequest } from './validate-write-request.ts';
 
 /** The caller's write scope, once it may write; the operation's reads go to the primary from here on. */
-function writeScope(ctx: GraphQLContext): WriteScope {
+export function writeScope(ctx: GraphQLContext): WriteScope {
   if (!ctx.principal.mayWrite) throw new GraphQLError(READ_ONLY_KEY, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
   readFromPrimary(ctx);
-  return { em: ctx.primaryEm(), tenantId: ctx.principal.tenantId, cipher: ctx.cipher, beforeCommit: ctx.beforeCommit, afterCommit: ctx.afterCommit };
+  return {
+    em: ctx.primaryEm(), tenantId: ctx.principal.tenantId, cipher: ctx.cipher, sourceArchives: ctx.sourceArchives,
+    beforeCommit: ctx.beforeCommit, afterCommit: ctx.afterCommit,
+  };
 }
 
 /** The deployment an `id` names, or DeploymentNotFound (a global id of another type names none). */
-function deploymentIdOf(id: string | number, argument: string): string {
+export function deploymentIdOf(id: string | number, argument: string): string {
   const uuid = uuidOfArgument(String(id), 'Deployment', argument);
   if (!uuid) throw new DeploymentNotFound(String(id));
   return uuid;

@@ -55,6 +55,11 @@ export function createProblems(request: CreateRequest): ValueProblem[] {
       if (value == null) problems.push(valueError([part, key], value, `${key} is required for the source 'github'`));
     }
   }
+  if (source === 'internal_source' && revision.source_tarball_path != null) {
+    // Only a path issued for the deployment is accepted (docs/decisions.md#source-archives), and there is none yet.
+    problems.push(valueError(['source_revision_config', 'source_tarball_path'], revision.source_tarball_path,
+      'a create cannot name a source archive: create the deployment, ask POST /v2/deployments/{deployment_id}/upload-url for an upload, PUT the archive, then PATCH its object_path in'));
+  }
   problems.push(...sourceProblems(source, config, revision, revision.repo_ref));
   problems.push(...listProblems(request.secrets, request.secret_references, source));
   return problems;

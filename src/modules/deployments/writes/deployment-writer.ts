@@ -4,6 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import type { SecretCipher } from '../../secrets/secret-cipher.ts';
+import type { SourceArchives } from '../../storage/source-archives.ts';
+import type { SourceUpload } from '../../storage/source-upload.entity.ts';
 import { IntegrationSchema } from '../../integrations/integration.entity.ts';
 import { RevisionSchema } from '../../revisions/revision.entity.ts';
 import { TenantSchema } from '../../tenancy/tenant.entity.ts';
@@ -25,6 +27,8 @@ export interface WriteScope {
   em: EntityManager;
   tenantId: string;
   cipher: SecretCipher;
+  /** Where the source archives a PATCH names are issued and kept; none: no source_tarball_path is accepted. */
+  sourceArchives?: SourceArchives;
   /** Runs inside each write's transaction, just before it commits (an idempotency key is marked there). */
   beforeCommit?: (tx: EntityManager) => Promise<void>;
   /** Runs once each write has committed, before its answer (the caller's reads then wait for replicas to have it). */
@@ -65,6 +69,8 @@ export async function updateDeployment(scope: WriteScope, id: string, request: P
       source: deployment.source, deploymentType: deployment.deploymentType, repoRef: deployment.sourceRevisionConfig?.repoRef,
       sourceConfig: storedSourceConfig(deployment),
     }, request);
+    const archive = await sourceArchiveOf(tx, scope, deployment, request);
+    if (typeof archive === 'string') problems.push(valueError(['source_revision_config', 'source_tarball_path'], request.source_revision_config!.source_tarball_path, archive));
     if (problems.length > 0) throw new InvalidValues(problems);
     const now = new Date();
     const config = request.source_config ?? {};
@@ -75,7 +81,8 @@ export async function updateDeployment(scope: WriteScope, id: string, request: P
     if (REVISION_KEYS.some((key) => revision[key] != null) || request.secrets != null || config.resource_spec != null) {
       const merged = mergedRevisionConfig(deployment, revision, request.revision_source ?? deployment.source);
       deployment.sourceRevisionConfig = merged as never;
-      await addRevision(tx, scope, deployment, request.revision_source ?? deployment.source, merged, now);
+      const revisionId = await addRevision(tx, scope, deployment, request.revision_source ?? deployment.source, merged, now);
+      if (archive && typeof archive !== 'string') archive.usedByRevisionId ??= revisionId;
     }
     deployment.updatedAt = now;
     return id;
@@ -134,6 +141,18 @@ async function lockDeployment(tx: EntityManager, scope: WriteScope, id: string, 
   return deployment;
 }
 
+/**
+ * The upload a PATCH names as `source_tarball_path` for an `internal_source` build, locked until the write
+ * commits, or why it is refused (docs/decisions.md#source-archives); undefined when it names none.
+ */
+async function sourceArchiveOf(tx: EntityManager, scope: WriteScope, deployment: Deployment, request: PatchRequest): Promise<SourceUpload | string | undefined> {
+  const path = request.source_revision_config?.source_tarball_path;
+  // For another source the rules have already refused the key.
+  if (path == null || (request.revision_source ?? deployment.source) !== 'internal_source') return undefined;
+  if (!scope.sourceArchives) return 'this service keeps no source archives, so it accepts no source_tarball_path';
+  return scope.sourceArchives.claim(tx, scope.tenantId, deployment.id, path);
+}
+
 /** Another tenant's integration is refused as an unknown one is: its existence is not the caller's to learn. */
 async function checkIntegration(tx: EntityManager, integrationId: string | null | undefined): Promise<void> {
   if (integrationId == null) return;
@@ -171,7 +190,7 @@ function mergedRevisionConfig(deployment: Deployment, patch: SourceRevisionConfi
  * A new QUEUED revision, now the deployment's latest. One still QUEUED (no data plane claimed it yet) is
  * superseded by it and ends SKIPPED (docs/decisions.md#revision-lifecycle); one in progress goes on.
  */
-async function addRevision(tx: EntityManager, scope: WriteScope, deployment: Deployment, source: DeploymentSource, config: RevisionConfig, now: Date): Promise<void> {
+async function addRevision(tx: EntityManager, scope: WriteScope, deployment: Deployment, source: DeploymentSource, config: RevisionConfig, now: Date): Promise<string> {
   const id = randomUUID();
   await tx.nativeUpdate(
     RevisionSchema, { tenant: scope.tenantId, deployment: deployment.id, status: 'QUEUED' },
@@ -182,6 +201,7 @@ async function addRevision(tx: EntityManager, scope: WriteScope, deployment: Dep
     sourceRevisionConfig: { ...config }, remoteReconciled: false, createdAt: now, updatedAt: now,
   } as never);
   deployment.latestRevisionId = id;
+  return id;
 }
 
 /**

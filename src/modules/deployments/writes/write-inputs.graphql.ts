@@ -36,7 +36,7 @@ const SourceRevisionConfigInput = builder.inputType('SourceRevisionConfigInput',
     repoRef: t.string({ description: 'Branch (`main`) or full tag ref (`refs/tags/v1.0.0`), github only.' }),
     graphConfigPath: t.string({ description: 'Path of the config file (github and internal_source).' }),
     imageUri: t.string({ description: 'Docker image URI (external_docker, internal_docker).' }),
-    sourceTarballPath: t.string({ description: 'Object path of an uploaded source archive (internal_source).' }),
+    sourceTarballPath: t.string({ description: 'The `objectPath` `createSourceUpload` issued for this deployment, once the archive is uploaded (internal_source); any other path is refused, and a create cannot name one.' }),
   }),
 });
 

@@ -139,7 +139,7 @@ const SourceRevisionConfigRequest = model('SourceRevisionConfigRequest', {
   repo_ref: optional(string, 'A branch, or a full tag ref (refs/tags/v1.0.0); github only.'),
   graph_config_path: optional(string, 'Path of the config file; required on create for github and internal_source, null otherwise.'),
   image_uri: optional(string, 'Docker image URI (external_docker).'),
-  source_tarball_path: optional(string, 'An object path from POST /v2/deployments/{deployment_id}/upload-url; internal_source only.'),
+  source_tarball_path: optional(string, 'The object_path POST /v2/deployments/{deployment_id}/upload-url issued for this deployment, once the archive is uploaded to its upload_url; arbitrary paths are not accepted, and a create cannot name one. internal_source only.'),
 }, { description: 'Settings that need a new revision when changed: non-null on PATCH starts one.' });
 
 const Secret = model('Secret', {

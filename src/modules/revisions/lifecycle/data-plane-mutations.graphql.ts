@@ -75,7 +75,7 @@ builder.objectType(LogLinesOutOfOrder, {
   fields: (t) => ({ expectedLine: t.exposeInt('expectedLine', { description: 'The number the next line stored gets.' }) }),
 });
 
-const RevisionLeaseRef = builder.objectRef<RevisionClaim>('RevisionLease').implement({
+export const RevisionLeaseRef = builder.objectRef<RevisionClaim>('RevisionLease').implement({
   description: 'A revision claimed by the caller: the lease its reports carry, and when the lease lapses unless a report renews it.',
   fields: (t) => ({
     leaseId: t.field({ type: 'UUID', description: 'Send it with every report on this revision.', resolve: (lease) => lease.leaseId }),
