@@ -3,6 +3,7 @@
 // service's own request handler (not the JSON body reader and its MAX_BODY_BYTES); a PATCH names the path, and
 // is refused for any path the service did not issue for that deployment of that tenant, or whose object is not
 // there; a data plane that claims the revision downloads the archive; the sweep removes what nobody can use.
+// The same flow last with the S3 store, against s3rver.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFixtureApp, type FixtureApp } from './support/fixture-app.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
@@ -11,6 +12,8 @@ import { deploymentNotFound, detail, expectJsonText, restCaller, valueError, REA
 import { archiveOf, chunks, cliPut, cutOffPut, expectDetail, objectRequest, uploadArchive } from './support/object-http.ts';
 import { sweepSourceArchives } from '../src/modules/storage/source-archive-sweep.ts';
 import { DOWNLOAD_WINDOW_MS } from '../src/modules/storage/source-archives.ts';
+import { S3ObjectStore } from '../src/modules/storage/s3-object-store.ts';
+import { startS3Server, type S3Server } from './support/s3-server.ts';
 
 let fixture: FixtureApp<'writer' | 'reader' | 'plane' | 'globexWriter'>;
 beforeAll(async () => {
@@ -306,5 +309,55 @@ describe('the sweep', () => {
     expect(await store().sizeOf(inTime)).toBeGreaterThan(0);
     expect(await store().sizeOf(used)).toBeGreaterThan(0);
     expect((await rowOf(used))!.used_by_revision_id).toEqual(expect.any(String));
+  });
+});
+
+describe('with an S3-compatible store (s3rver, started here)', () => {
+  let s3: S3Server;
+  let viaS3: RunningApp;
+  let s3Store: S3ObjectStore;
+  beforeAll(async () => {
+    s3 = await startS3Server();
+    s3Store = new S3ObjectStore(s3.settings);
+    viaS3 = await startApp(fixture.db.orm, fixture.cipher, undefined, { objectStore: s3Store, sourceArchiveLimits: { maxBytes: 20_000 } });
+  });
+  afterAll(async () => {
+    await viaS3?.close();
+    await s3Store?.close();
+    await s3?.close();
+  });
+  const s3Call = restCaller(() => viaS3.url, () => fixture.keys.writer);
+
+  it('hands out the store\'s presigned URLs: the CLI\'s PUT goes there, the PATCH finds the object, the data plane downloads it, the sweep removes it', async () => {
+    const id = await remoteDeployment();
+    const issued = (await s3Call('POST', `/v2/deployments/${id}/upload-url`)).json;
+    expect(issued.upload_url.startsWith(`${s3.settings.endpoint}/${s3.settings.bucket}/${issued.object_path}?`)).toBe(true);
+    expect(new URL(issued.upload_url).searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
+    // Issued, nothing uploaded yet: HeadObject finds nothing.
+    expect((await s3Call('PATCH', `/v2/deployments/${id}`, { body: remotePatch(issued.object_path) })).json.detail[0].msg)
+      .toBe(`Value error, nothing was uploaded to ${issued.object_path}: PUT the archive to its upload_url first`);
+    const archive = archiveOf('via s3');
+    expect((await cliPut(issued.upload_url, archive)).status).toBe(200);
+    const revisionId = (await s3Call('PATCH', `/v2/deployments/${id}`, { body: remotePatch(issued.object_path) })).json.latest_revision_id;
+    expect(revisionId).toEqual(expect.any(String));
+
+    const plane = restCaller(() => viaS3.url, () => fixture.keys.plane);
+    let lease: { source_archive_url: string } | undefined;
+    for (let i = 0; i < 50 && !lease; i++) lease = (await plane('POST', '/v2/data-plane/claims', { body: { limit: 100 } })).json.leases.find((l: { revision_id: string }) => l.revision_id === revisionId);
+    expect(lease!.source_archive_url.startsWith(`${s3.settings.endpoint}/${s3.settings.bucket}/${issued.object_path}?`)).toBe(true);
+    expect((await objectRequest('GET', lease!.source_archive_url)).body.equals(archive)).toBe(true);
+
+    expect((await s3Call('DELETE', `/v2/deployments/${id}`)).status).toBe(204);
+    await sweepSourceArchives(fixture.db.orm.em.fork(), viaS3.sourceArchives);
+    expect(await s3Store.sizeOf(issued.object_path)).toBeUndefined();
+  });
+
+  it('refuses in the PATCH an archive the store took over the limit (a presigned PUT cannot bound its size)', async () => {
+    const id = await remoteDeployment();
+    const issued = (await s3Call('POST', `/v2/deployments/${id}/upload-url`)).json;
+    expect((await cliPut(issued.upload_url, Buffer.alloc(20_001, 1))).status).toBe(200);
+    const answer = await s3Call('PATCH', `/v2/deployments/${id}`, { body: remotePatch(issued.object_path) });
+    expectJsonText(answer, 422, { detail: [valueError(['body', 'source_revision_config', 'source_tarball_path'], issued.object_path,
+      `the archive at ${issued.object_path} is 20001 bytes, more than the limit of 20000`)] });
   });
 });
