@@ -118,7 +118,8 @@ async function serve(config: Config, services: Services, worker: WorkerBrief | u
   await listen(app.server, config);
   const { port } = app.server.address() as AddressInfo;
   origin.current ??= listeningOrigin(config.host, port);
-  if (!config.publicUrl && sourceArchives.store.kind === 'embedded' && !['127.0.0.1', '::1', 'localhost'].includes(config.host) && !worker) {
+  // Said once: by the single process, or by the first worker.
+  if (!config.publicUrl && sourceArchives.store.kind === 'embedded' && !['127.0.0.1', '::1', 'localhost'].includes(config.host) && (worker?.slot ?? 1) === 1) {
     logger.warn(`PUBLIC_URL is not set: upload and download URLs name ${origin.current}; set it to the address clients reach this service at`);
   }
   const shownHost = ['127.0.0.1', '::1', '0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host;

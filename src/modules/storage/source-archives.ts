@@ -2,7 +2,7 @@
 // an upload URL, PUTs the archive to it, and names the object path it got in a PATCH; a data plane that claims
 // the revision downloads the archive through a URL of its own. The rules, in one place:
 //   - a path is accepted only if this service issued it for that deployment of that tenant, it has not expired
-//     unused, and the object is there within the size limit (`problemWith`);
+//     unused, and the object is there within the size limit (`claim`);
 //   - issued URLs expire; an upload no PATCH used is removed after `unusedSeconds`, and a deleted deployment's
 //     objects with it (source-archive-sweep.ts);
 //   - download URLs are the same within a time window, so that a read showing one keeps its entity tag.
