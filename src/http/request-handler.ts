@@ -49,6 +49,8 @@ export interface RequestHandlerOptions {
   runner?: OperationRunner;
   /** The object store's URLs, when the service serves them itself. */
   objects?: ObjectRequests;
+  /** How long a request may take to arrive after its headers; default REQUEST_DEADLINE_MS. */
+  requestDeadlineMs?: number;
 }
 
 const TOO_LARGE = Symbol('too large');
@@ -141,7 +143,7 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
     // The whole request must have arrived by then (a GET without a body has, with its headers).
     const deadline = setTimeout(() => {
       if (!req.complete) timedOut(req, res);
-    }, objects?.deadlineOf(req.method) ?? REQUEST_DEADLINE_MS);
+    }, objects?.deadlineOf(req.method) ?? options.requestDeadlineMs ?? REQUEST_DEADLINE_MS);
     deadline.unref();
 
     const span = tracing && requestSpan(tracing, req);
