@@ -10,7 +10,7 @@ import { DeploymentNotFound, RevisionNotFound } from '../../deployments/writes/w
 import { ACROSS_TENANTS } from '../../common/tenant-scope.ts';
 import { timestampFromText } from '../../common/lean-rows.ts';
 import { IN_PROGRESS, isFinal, mayReport } from './revision-lifecycle.ts';
-import { InvalidTransition, LeaseLost, LogLinesOutOfOrder } from './lifecycle-problems.ts';
+import { InvalidTransition, LeaseLost, LogLinesOutOfOrder, RevisionEnded } from './lifecycle-problems.ts';
 import type { LogPhase } from './revision-log-line.entity.ts';
 
 export interface DataPlaneScope {
@@ -154,17 +154,18 @@ export interface AppendOutcome {
   appended: number;
   /** The number the next line gets. */
   nextLine: number;
-  leaseExpiresAt: Date | null;
+  leaseExpiresAt: Date;
 }
 
 /**
- * Stores log lines of a revision for the data plane holding its lease (also after the revision ended: the last
- * lines of a failure come after its report), and renews the lease of a revision in progress. Lines are numbered
- * by the data plane; lines already stored are skipped, so a retried append stores each line once.
+ * Stores log lines of a revision in progress for the data plane holding its lease, and renews the lease. Lines
+ * are numbered by the data plane; lines already stored are skipped, so a retried append stores each line once.
+ * A revision that has ended takes none (its last lines come before its final report).
  */
 export async function appendRevisionLogs(scope: DataPlaneScope, append: LogAppend): Promise<AppendOutcome> {
   return inTransaction(scope, async (tx) => {
     const revision = await lockHeld(tx, scope, append.revisionId, append.leaseId);
+    if (isFinal(revision.status)) throw new RevisionEnded(append.revisionId, revision.status);
     const [{ next }] = await tx.execute<[{ next: number }]>(
       'select coalesce(max(line) + 1, 0)::int as next from revision_log_line where revision_id = ? and phase = ?', [append.revisionId, append.phase],
     );
@@ -181,8 +182,7 @@ export async function appendRevisionLogs(scope: DataPlaneScope, append: LogAppen
         ],
       );
     }
-    const leaseExpiresAt = isFinal(revision.status) ? null : await renewLease(tx, scope, append.revisionId);
-    return { tenantId: revision.tenant_id, appended: fresh.length, nextLine: next + fresh.length, leaseExpiresAt };
+    return { tenantId: revision.tenant_id, appended: fresh.length, nextLine: next + fresh.length, leaseExpiresAt: await renewLease(tx, scope, append.revisionId) };
   });
 }
 
