@@ -2,6 +2,7 @@
 // original's data plane talks to it by means its specification does not show. Each runs its GraphQL mutation
 // (revisions/lifecycle/data-plane-mutations.graphql.ts) and answers ids and lease times, not records: a key of
 // several tenants may call them without naming one, and then has no tenant to read records in.
+import { MAX_REVISION_LOG_LINES } from '../modules/revisions/lifecycle/data-plane-writer.ts';
 import { LOG_PHASES } from '../modules/revisions/lifecycle/revision-log-line.entity.ts';
 import {
   checkClaim, checkDeploymentReport, checkLogAppend, checkStatusReport, type LogAppendBody,
@@ -17,6 +18,8 @@ interface Refusal {
   message: string;
   expectedLine?: number;
   status?: string;
+  limit?: number;
+  stored?: number;
 }
 
 /** The answer to a typed refusal; undefined for a payload. */
@@ -28,6 +31,7 @@ function refusalAnswer(result: Refusal): { status: number; body: unknown } | und
     case 'LeaseLostError':
     case 'RevisionEndedError': return { status: 409, body: { detail: result.message, status: result.status } };
     case 'LogLinesOutOfOrderError': return { status: 409, body: { detail: result.message, expected_line: result.expectedLine } };
+    case 'LogLineLimitError': return { status: 409, body: { detail: result.message, line_limit: result.limit, lines_stored: result.stored } };
     default: return undefined;
   }
 }
@@ -105,7 +109,7 @@ export const appendRevisionLogsRoute: RestRoute = {
   summary: 'Append Revision Logs',
   description: 'Appends build or deploy log lines of a claimed revision in progress. Lines are numbered from 0 per revision and phase by the '
     + 'data plane: lines sent again are stored once, and a gap is refused (409 with `expected_line`). A revision that has ended takes none: send its last '
-    + 'lines before its final report.',
+    + `lines before its final report. A revision keeps ${MAX_REVISION_LOG_LINES} lines at most, build and deploy together.`,
   tag: 'data plane',
   parameters: [revisionIdParameter],
   body: checkLogAppend,
@@ -114,6 +118,7 @@ export const appendRevisionLogsRoute: RestRoute = {
   document: `mutation DataPlaneAppendLogs($input: AppendRevisionLogsInput!) {
   appendRevisionLogs(input: $input) {
     ${REFUSED} ... on LeaseLostError { status } ... on RevisionEndedError { status } ... on LogLinesOutOfOrderError { expectedLine }
+    ... on LogLineLimitError { limit stored }
     ... on AppendRevisionLogsPayload { appended nextLine leaseExpiresAt }
   }
 }`,
@@ -133,7 +138,8 @@ export const appendRevisionLogsRoute: RestRoute = {
   otherResponses: {
     409: {
       description: 'The lease sent is not the revision\'s (it lapsed, or another claim holds it: stop working on it; `status` says where the revision is now); '
-        + 'or the revision has ended (`status`: its final status) and takes no more lines; or the lines would leave a gap (`expected_line` says where to start).',
+        + 'or the revision has ended (`status`: its final status) and takes no more lines; or the lines would leave a gap (`expected_line` says where to start); '
+        + `or their new lines would take the revision past ${MAX_REVISION_LOG_LINES} lines (\`line_limit\`, and \`lines_stored\`: the lines it has), and none was stored.`,
     },
   },
   responseSchema: dataPlaneResponseSchema('LogsAppended'),

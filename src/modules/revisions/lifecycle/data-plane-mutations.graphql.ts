@@ -14,10 +14,10 @@ import { DeploymentNotFound, RevisionNotFound } from '../../deployments/writes/w
 import type { RevisionStatus } from '../../deployments/deployment-enums.ts';
 import { RevisionRef } from '../revision.graphql.ts';
 import {
-  MAX_CLAIM, MAX_LOG_LINES, MAX_LOG_LINE_CHARS, appendRevisionLogs, claimRevisions, isStorableTime, reportDeploymentStatus, reportRevisionStatus,
+  MAX_CLAIM, MAX_LOG_LINES, MAX_LOG_LINE_CHARS, MAX_REVISION_LOG_LINES, appendRevisionLogs, claimRevisions, isStorableTime, reportDeploymentStatus, reportRevisionStatus,
   type DataPlaneScope, type RevisionClaim,
 } from './data-plane-writer.ts';
-import { InvalidTransition, LeaseLost, LogLinesOutOfOrder, NOT_A_DATA_PLANE, RevisionEnded } from './lifecycle-problems.ts';
+import { InvalidTransition, LeaseLost, LogLineLimit, LogLinesOutOfOrder, NOT_A_DATA_PLANE, RevisionEnded } from './lifecycle-problems.ts';
 import { LogPhaseEnum } from './revision-logs.graphql.ts';
 
 /** The data plane's scope, once its key may reconcile; the operation's reads go to the primary from here on. */
@@ -74,6 +74,17 @@ builder.objectType(RevisionEnded, {
   interfaces: [MutationErrorRef],
   description: 'The revision has ended (a final status): it takes no more log lines, and nothing was stored. Send its last lines before its final report; stop working on it.',
   fields: (t) => ({ status: t.field({ type: RevisionStatusEnum, description: 'The final status the revision ended in.', resolve: (error) => error.status }) }),
+});
+
+builder.objectType(LogLineLimit, {
+  name: 'LogLineLimitError',
+  interfaces: [MutationErrorRef],
+  description: `The append's new lines would take the revision's log past its limit (${MAX_REVISION_LOG_LINES} lines, build and deploy together); none was stored. `
+    + 'At most `limit - stored` more lines fit.',
+  fields: (t) => ({
+    limit: t.exposeInt('limit', { description: 'The most log lines a revision keeps.' }),
+    stored: t.exposeInt('stored', { description: 'The lines the revision has.' }),
+  }),
 });
 
 builder.objectType(LogLinesOutOfOrder, {
@@ -188,7 +199,7 @@ const LogLineInput = builder.inputType('RevisionLogLineInput', {
 });
 
 const AppendRevisionLogsInput = builder.inputType('AppendRevisionLogsInput', {
-  description: `Log lines of a revision, numbered from 0 per revision and phase: lines sent again (a retry) are stored once.`,
+  description: `Log lines of a revision, numbered from 0 per revision and phase: lines sent again (a retry) are stored once. A revision keeps ${MAX_REVISION_LOG_LINES} lines at most.`,
   fields: (t) => ({
     clientMutationId: t.string({ description: 'Echoed in the payload.' }),
     revisionId: t.id({ required: true, description: 'The revision (raw UUID or global id).' }),
@@ -210,9 +221,9 @@ builder.mutationField('appendRevisionLogs', (t) => t.field({
     }),
   }),
   description: 'Appends build or deploy log lines of a claimed revision in progress (REST: POST /v2/data-plane/revisions/{revision_id}/logs). '
-    + `A revision that has ended takes none (RevisionEndedError): send the last lines before the final report.`,
+    + `A revision that has ended takes none (RevisionEndedError): send the last lines before the final report. A revision keeps ${MAX_REVISION_LOG_LINES} lines at most (LogLineLimitError).`,
   args: { input: t.arg({ type: AppendRevisionLogsInput, required: true, description: 'The lines.' }) },
-  errors: { types: [RevisionNotFound, LeaseLost, RevisionEnded, LogLinesOutOfOrder], union: { name: 'AppendRevisionLogsResult', description: 'What the append stored, or why it was refused.' } },
+  errors: { types: [RevisionNotFound, LeaseLost, RevisionEnded, LogLinesOutOfOrder, LogLineLimit], union: { name: 'AppendRevisionLogsResult', description: 'What the append stored, or why it was refused.' } },
   resolve: async (_root, { input }, ctx) => {
     const scope = dataPlaneScope(ctx);
     if (input.lines.length < 1 || input.lines.length > MAX_LOG_LINES) throw badUserInput('input.lines', `must hold 1 to ${MAX_LOG_LINES} lines; got ${input.lines.length}`);

@@ -59,3 +59,13 @@ export class RevisionEnded extends WriteRefusal {
   }
 }
 
+/** The append's new lines would take the revision's log (both phases together) past its limit; none was stored. */
+export class LogLineLimit extends WriteRefusal {
+  readonly limit: number;
+  readonly stored: number;
+  constructor(revisionId: string, limit: number, stored: number, fresh: number) {
+    super(`Revision ${revisionId} has ${stored} log lines and keeps ${limit} at most: the ${fresh} new lines of this append would pass that, so none was stored.`);
+    this.limit = limit;
+    this.stored = stored;
+  }
+}
