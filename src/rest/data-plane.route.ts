@@ -38,7 +38,8 @@ function refusalAnswer(result: Refusal): { status: number; body: unknown } | und
 
 const revisionIdParameter = { name: 'revision_id', in: 'path', kind: 'uuid', description: 'ID of the claimed revision.' } as const;
 const REVISION_NOT_FOUND = '`Revision ID <revision_id> not found.`: none of the key\'s tenants has that revision.';
-const LEASE_CONFLICT = 'The lease sent is not the revision\'s (it lapsed, or another claim holds it: stop working on it; `status` says where the revision is now), '
+const LEASE_LOST = 'The lease sent is not the revision\'s (it lapsed, or another claim holds it: stop working on it; `status` says where the revision is now)';
+const LEASE_CONFLICT = `${LEASE_LOST}, `
   + 'or the status cannot follow the revision\'s (the message names both; out of a final status it says the revision has ended: only the final report sent again is answered, `applied: false`).';
 
 const leaseOf = (lease: Record<string, string>) => ({
@@ -137,7 +138,7 @@ export const appendRevisionLogsRoute: RestRoute = {
   },
   otherResponses: {
     409: {
-      description: 'The lease sent is not the revision\'s (it lapsed, or another claim holds it: stop working on it; `status` says where the revision is now); '
+      description: `${LEASE_LOST}; `
         + 'or the revision has ended (`status`: its final status) and takes no more lines; or the lines would leave a gap (`expected_line` says where to start); '
         + `or their new lines would take the revision past ${MAX_REVISION_LOG_LINES} lines (\`line_limit\`, and \`lines_stored\`: the lines it has), and none was stored.`,
     },

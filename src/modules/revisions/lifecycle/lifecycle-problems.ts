@@ -1,7 +1,7 @@
 // What a data plane's report is refused for, as the domain says it (GraphQL: typed results; REST: 409/404).
 import type { RevisionStatus } from '../../deployments/deployment-enums.ts';
-import { isFinal } from './revision-lifecycle.ts';
 import { WriteRefusal } from '../../deployments/writes/write-problems.ts';
+import { isFinal } from './revision-lifecycle.ts';
 
 /** A key without the data plane's permission (GraphQL: FORBIDDEN; REST: 403 with it as `detail`). */
 export const NOT_A_DATA_PLANE = 'This API key is not a data plane\'s: issue one with `npm run apikey -- create --reconcile`';
