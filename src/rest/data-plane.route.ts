@@ -2,7 +2,7 @@
 // original's data plane talks to it by means its specification does not show. Each runs its GraphQL mutation
 // (revisions/lifecycle/data-plane-mutations.graphql.ts) and answers ids and lease times, not records: a key of
 // several tenants may call them without naming one, and then has no tenant to read records in.
-import { MAX_REVISION_LOG_LINES } from '../modules/revisions/lifecycle/data-plane-writer.ts';
+import { MAX_REVISION_LOG_LINES, MAX_RUNTIME_LOG_LINES } from '../modules/revisions/lifecycle/data-plane-writer.ts';
 import { LOG_PHASES } from '../modules/revisions/lifecycle/revision-log-line.entity.ts';
 import {
   checkClaim, checkDeploymentReport, checkLogAppend, checkStatusReport, type LogAppendBody,
@@ -29,7 +29,8 @@ function refusalAnswer(result: Refusal): { status: number; body: unknown } | und
     case 'DeploymentNotFoundError': return { status: 404, body: { detail: result.message } };
     case 'InvalidTransitionError': return { status: 409, body: { detail: result.message } };
     case 'LeaseLostError':
-    case 'RevisionEndedError': return { status: 409, body: { detail: result.message, status: result.status } };
+    case 'RevisionEndedError':
+    case 'RevisionNotRunningError': return { status: 409, body: { detail: result.message, status: result.status } };
     case 'LogLinesOutOfOrderError': return { status: 409, body: { detail: result.message, expected_line: result.expectedLine } };
     case 'LogLineLimitError': return { status: 409, body: { detail: result.message, line_limit: result.limit, lines_stored: result.stored } };
     default: return undefined;
@@ -108,9 +109,11 @@ export const appendRevisionLogsRoute: RestRoute = {
   dataPlane: true,
   operationId: 'append_revision_logs_v2_data_plane_revisions__revision_id__logs_post',
   summary: 'Append Revision Logs',
-  description: 'Appends build or deploy log lines of a claimed revision in progress. Lines are numbered from 0 per revision and phase by the '
-    + 'data plane: lines sent again are stored once, and a gap is refused (409 with `expected_line`). A revision that has ended takes none: send its last '
-    + `lines before its final report. A revision keeps ${MAX_REVISION_LOG_LINES} lines at most, build and deploy together.`,
+  description: 'Appends build or deploy log lines of a claimed revision in progress, or runtime lines (the running service\'s) of a DEPLOYED revision. '
+    + 'Lines are numbered from 0 per revision and phase by the data plane: lines sent again are stored once, and a gap is refused (409 with `expected_line`). '
+    + 'A revision that has ended takes no build or deploy lines: send its last lines before its final report. '
+    + `A revision keeps ${MAX_REVISION_LOG_LINES} build and deploy lines at most, together. Runtime lines need no \`lease_id\` and are not counted: `
+    + `the newest ${MAX_RUNTIME_LOG_LINES} are kept, older ones deleted as new ones come.`,
   tag: 'data plane',
   parameters: [revisionIdParameter],
   body: checkLogAppend,
@@ -118,7 +121,8 @@ export const appendRevisionLogsRoute: RestRoute = {
   bodyExample: { lease_id: '00000000-0000-0000-0000-000000000000', phase: LOG_PHASES[0], first_line: 0, lines: [{ message: 'Step 1/4 : FROM node:24' }] },
   document: `mutation DataPlaneAppendLogs($input: AppendRevisionLogsInput!) {
   appendRevisionLogs(input: $input) {
-    ${REFUSED} ... on LeaseLostError { status } ... on RevisionEndedError { status } ... on LogLinesOutOfOrderError { expectedLine }
+    ${REFUSED} ... on LeaseLostError { status } ... on RevisionEndedError { status } ... on RevisionNotRunningError { status }
+    ... on LogLinesOutOfOrderError { expectedLine }
     ... on LogLineLimitError { limit stored }
     ... on AppendRevisionLogsPayload { appended nextLine leaseExpiresAt }
   }
@@ -127,7 +131,7 @@ export const appendRevisionLogsRoute: RestRoute = {
     const append = body as LogAppendBody;
     return {
       input: {
-        revisionId: values.revision_id, leaseId: append.lease_id, phase: append.phase.toUpperCase(), firstLine: append.first_line,
+        revisionId: values.revision_id, leaseId: append.lease_id ?? null, phase: append.phase.toUpperCase(), firstLine: append.first_line,
         lines: append.lines.map((line) => ({ message: line.message, level: line.level ?? null, timestamp: line.timestamp ?? null })),
       },
     };
@@ -139,7 +143,8 @@ export const appendRevisionLogsRoute: RestRoute = {
   otherResponses: {
     409: {
       description: `${LEASE_LOST}; `
-        + 'or the revision has ended (`status`: its final status) and takes no more lines; or the lines would leave a gap (`expected_line` says where to start); '
+        + 'or the revision has ended (`status`: its final status) and takes no more build or deploy lines; or runtime lines were sent for a revision that is not '
+        + 'DEPLOYED (`status`: its status); or the lines would leave a gap (`expected_line` says where to start); '
         + `or their new lines would take the revision past ${MAX_REVISION_LOG_LINES} lines (\`line_limit\`, and \`lines_stored\`: the lines it has), and none was stored.`,
     },
   },

@@ -14,10 +14,10 @@ import { DeploymentNotFound, RevisionNotFound } from '../../deployments/writes/w
 import type { RevisionStatus } from '../../deployments/deployment-enums.ts';
 import { RevisionRef } from '../revision.graphql.ts';
 import {
-  MAX_CLAIM, MAX_LOG_LINES, MAX_LOG_LINE_CHARS, MAX_REVISION_LOG_LINES, appendRevisionLogs, claimRevisions, isStorableTime, reportDeploymentStatus, reportRevisionStatus,
+  MAX_CLAIM, MAX_LOG_LINES, MAX_LOG_LINE_CHARS, MAX_REVISION_LOG_LINES, MAX_RUNTIME_LOG_LINES, appendRevisionLogs, claimRevisions, isStorableTime, reportDeploymentStatus, reportRevisionStatus,
   type DataPlaneScope, type RevisionClaim,
 } from './data-plane-writer.ts';
-import { InvalidTransition, LeaseLost, LogLineLimit, LogLinesOutOfOrder, NOT_A_DATA_PLANE, RevisionEnded } from './lifecycle-problems.ts';
+import { InvalidTransition, LeaseLost, LogLineLimit, LogLinesOutOfOrder, NOT_A_DATA_PLANE, RevisionEnded, RevisionNotRunning } from './lifecycle-problems.ts';
 import { LogPhaseEnum } from './revision-logs.graphql.ts';
 
 /** The data plane's scope, once its key may reconcile; the operation's reads go to the primary from here on. */
@@ -76,10 +76,17 @@ builder.objectType(RevisionEnded, {
   fields: (t) => ({ status: t.field({ type: RevisionStatusEnum, description: 'The final status the revision ended in.', resolve: (error) => error.status }) }),
 });
 
+builder.objectType(RevisionNotRunning, {
+  name: 'RevisionNotRunningError',
+  interfaces: [MutationErrorRef],
+  description: 'Runtime log lines were sent for a revision that is not DEPLOYED (not yet, or it failed): nothing was stored.',
+  fields: (t) => ({ status: t.field({ type: RevisionStatusEnum, description: 'The revision\'s status.', resolve: (error) => error.status }) }),
+});
+
 builder.objectType(LogLineLimit, {
   name: 'LogLineLimitError',
   interfaces: [MutationErrorRef],
-  description: `The append's new lines would take the revision's log past its limit (${MAX_REVISION_LOG_LINES} lines, build and deploy together); none was stored. `
+  description: `The append's new lines would take the revision's log past its limit (${MAX_REVISION_LOG_LINES} lines, build and deploy together; runtime lines are not counted); none was stored. `
     + 'At most `limit - stored` more lines fit.',
   fields: (t) => ({
     limit: t.exposeInt('limit', { description: 'The most log lines a revision keeps.' }),
@@ -199,35 +206,38 @@ const LogLineInput = builder.inputType('RevisionLogLineInput', {
 });
 
 const AppendRevisionLogsInput = builder.inputType('AppendRevisionLogsInput', {
-  description: `Log lines of a revision, numbered from 0 per revision and phase: lines sent again (a retry) are stored once. A revision keeps ${MAX_REVISION_LOG_LINES} lines at most.`,
+  description: `Log lines of a revision, numbered from 0 per revision and phase: lines sent again (a retry) are stored once. A revision keeps ${MAX_REVISION_LOG_LINES} build and deploy lines at most, `
+    + `and its newest ${MAX_RUNTIME_LOG_LINES} runtime lines.`,
   fields: (t) => ({
     clientMutationId: t.string({ description: 'Echoed in the payload.' }),
     revisionId: t.id({ required: true, description: 'The revision (raw UUID or global id).' }),
-    leaseId: t.field({ type: 'UUID', required: true, description: 'The lease of the claim.' }),
-    phase: t.field({ type: LogPhaseEnum, required: true, description: 'Which log.' }),
+    leaseId: t.field({ type: 'UUID', description: 'The lease of the claim: required for BUILD and DEPLOY lines; RUNTIME lines need none (one sent is not checked).' }),
+    phase: t.field({ type: LogPhaseEnum, required: true, description: 'Which log: RUNTIME lines (the running service\'s) are taken once the revision is DEPLOYED.' }),
     firstLine: t.int({ required: true, description: 'The number of the first line sent: at most the next line expected (no gaps).' }),
     lines: t.field({ type: [LogLineInput], required: true, description: `1 to ${MAX_LOG_LINES} lines, in order.` }),
   }),
 });
 
 builder.mutationField('appendRevisionLogs', (t) => t.field({
-  type: builder.objectRef<{ clientMutationId?: string | null; appended: number; nextLine: number; leaseExpiresAt: Date }>('AppendRevisionLogsPayload').implement({
+  type: builder.objectRef<{ clientMutationId?: string | null; appended: number; nextLine: number; leaseExpiresAt: Date | null }>('AppendRevisionLogsPayload').implement({
     description: 'What the append stored.',
     fields: (p) => ({
       clientMutationId: p.string({ nullable: true, description: 'As sent in the input.', resolve: (payload) => payload.clientMutationId ?? null }),
       appended: p.exposeInt('appended', { description: 'Lines stored by this append (those stored before are not stored again).' }),
       nextLine: p.exposeInt('nextLine', { description: 'The number the next line gets.' }),
-      leaseExpiresAt: p.field({ type: 'DateTime', nullable: true, description: 'When the lease lapses unless renewed (the append renewed it).', resolve: (payload) => payload.leaseExpiresAt }),
+      leaseExpiresAt: p.field({ type: 'DateTime', nullable: true, description: 'When the lease lapses unless renewed (the append renewed it); null for RUNTIME lines, which hold no lease.', resolve: (payload) => payload.leaseExpiresAt }),
     }),
   }),
-  description: 'Appends build or deploy log lines of a claimed revision in progress (REST: POST /v2/data-plane/revisions/{revision_id}/logs). '
-    + `A revision that has ended takes none (RevisionEndedError): send the last lines before the final report. A revision keeps ${MAX_REVISION_LOG_LINES} lines at most (LogLineLimitError).`,
+  description: 'Appends build or deploy log lines of a claimed revision in progress, or runtime lines of a DEPLOYED one (REST: POST /v2/data-plane/revisions/{revision_id}/logs). '
+    + `A revision that has ended takes no build or deploy lines (RevisionEndedError): send the last lines before the final report. A revision keeps ${MAX_REVISION_LOG_LINES} `
+    + `build and deploy lines at most (LogLineLimitError). RUNTIME lines need no lease, only a DEPLOYED revision (RevisionNotRunningError), and only the newest ${MAX_RUNTIME_LOG_LINES} are kept.`,
   args: { input: t.arg({ type: AppendRevisionLogsInput, required: true, description: 'The lines.' }) },
-  errors: { types: [RevisionNotFound, LeaseLost, RevisionEnded, LogLinesOutOfOrder, LogLineLimit], union: { name: 'AppendRevisionLogsResult', description: 'What the append stored, or why it was refused.' } },
+  errors: { types: [RevisionNotFound, LeaseLost, RevisionEnded, RevisionNotRunning, LogLinesOutOfOrder, LogLineLimit], union: { name: 'AppendRevisionLogsResult', description: 'What the append stored, or why it was refused.' } },
   resolve: async (_root, { input }, ctx) => {
     const scope = dataPlaneScope(ctx);
     if (input.lines.length < 1 || input.lines.length > MAX_LOG_LINES) throw badUserInput('input.lines', `must hold 1 to ${MAX_LOG_LINES} lines; got ${input.lines.length}`);
     if (input.firstLine < 0) throw badUserInput('input.firstLine', `must be 0 or more; got ${input.firstLine}`);
+    if (input.leaseId == null && input.phase !== 'runtime') throw badUserInput('input.leaseId', 'is required for build and deploy lines');
     const outOfRange = input.lines.findIndex((line) => line.timestamp != null && !isStorableTime(line.timestamp));
     if (outOfRange >= 0) throw badUserInput(`input.lines[${outOfRange}].timestamp`, 'must be a time of the years 1 to 9999');
     const lines = input.lines.map((line) => ({
@@ -235,7 +245,7 @@ builder.mutationField('appendRevisionLogs', (t) => t.field({
       level: line.level ?? null,
       timestamp: line.timestamp ?? null,
     }));
-    const outcome = await appendRevisionLogs(scope, { revisionId: revisionIdOf(input.revisionId), leaseId: input.leaseId, phase: input.phase, firstLine: input.firstLine, lines });
+    const outcome = await appendRevisionLogs(scope, { revisionId: revisionIdOf(input.revisionId), leaseId: input.leaseId ?? null, phase: input.phase, firstLine: input.firstLine, lines });
     return { clientMutationId: input.clientMutationId, ...outcome };
   },
 }));

@@ -10,7 +10,8 @@ import { DeploymentNotFound, RevisionNotFound } from '../../deployments/writes/w
 import { ACROSS_TENANTS } from '../../common/tenant-scope.ts';
 import { timestampFromText } from '../../common/lean-rows.ts';
 import { IN_PROGRESS, isFinal, mayReport } from './revision-lifecycle.ts';
-import { InvalidTransition, LeaseLost, LogLineLimit, LogLinesOutOfOrder, RevisionEnded } from './lifecycle-problems.ts';
+import { InvalidTransition, LeaseLost, LogLineLimit, LogLinesOutOfOrder, RevisionEnded, RevisionNotRunning } from './lifecycle-problems.ts';
+import { REVISION_LOG_CHANNEL } from './revision-log-notifications.ts';
 import type { LogPhase } from './revision-log-line.entity.ts';
 
 export interface DataPlaneScope {
@@ -28,8 +29,10 @@ export interface DataPlaneScope {
 /** Most revisions one claim takes, and most lines one append carries. */
 export const MAX_CLAIM = 100;
 export const MAX_LOG_LINES = 1_000;
-/** Most log lines a revision keeps, both phases together (why this many: docs/decisions.md#revision-lifecycle). */
+/** Most build and deploy log lines a revision keeps, both phases together (why this many: docs/decisions.md#revision-lifecycle). */
 export const MAX_REVISION_LOG_LINES = 10_000;
+/** Runtime log lines a revision keeps: the newest ones, older ones deleted as new ones come (docs/decisions.md#runtime-logs). */
+export const MAX_RUNTIME_LOG_LINES = 10_000;
 /** Longest log line kept whole; a longer one is cut there (and says so). */
 export const MAX_LOG_LINE_CHARS = 16_384;
 
@@ -143,7 +146,8 @@ export async function reportRevisionStatus(scope: DataPlaneScope, report: Status
 
 export interface LogAppend {
   revisionId: string;
-  leaseId: string;
+  /** The lease of the claim: needed for build and deploy lines; runtime lines need none (and one sent is not checked). */
+  leaseId: string | null;
   phase: LogPhase;
   /** The number of the first line sent (lines are numbered from 0 per revision and phase). */
   firstLine: number;
@@ -156,7 +160,8 @@ export interface AppendOutcome {
   appended: number;
   /** The number the next line gets. */
   nextLine: number;
-  leaseExpiresAt: Date;
+  /** Null for runtime lines: they hold no lease. */
+  leaseExpiresAt: Date | null;
 }
 
 /**
@@ -166,32 +171,55 @@ export interface AppendOutcome {
  * keeps MAX_REVISION_LOG_LINES at most: an append whose new lines would pass that stores none. Appends to one
  * revision take its lock one after the other, and each counts the lines after taking it (read committed: the
  * count sees the lines of the append before), so two at once cannot pass the limit between them.
+ *
+ * Runtime lines (the running service's) are the exception: they come once the revision is DEPLOYED, from any
+ * data plane of its tenant, without a lease; they do not count against the limit, and only the newest
+ * MAX_RUNTIME_LOG_LINES are kept (an append deletes the older ones). Every append that stores lines announces
+ * it (NOTIFY revision_log, ids and a line number only) in its transaction, for the `revisionLogLines` streams.
  */
 export async function appendRevisionLogs(scope: DataPlaneScope, append: LogAppend): Promise<AppendOutcome> {
+  const runtime = append.phase === 'runtime';
   return inTransaction(scope, async (tx) => {
-    const revision = await lockHeld(tx, scope, append.revisionId, append.leaseId);
-    if (isFinal(revision.status)) throw new RevisionEnded(append.revisionId, revision.status);
-    // The next line of the phase (lines are numbered without gaps), and how many lines the revision has in all.
+    const revision = runtime ? await lockRunning(tx, scope, append.revisionId) : await lockHeld(tx, scope, append.revisionId, append.leaseId ?? '');
+    if (!runtime && isFinal(revision.status)) throw new RevisionEnded(append.revisionId, revision.status);
+    // The next line of the phase (lines are numbered without gaps), and how many build and deploy lines the revision has.
     const [{ next, stored }] = await tx.execute<[{ next: number; stored: number }]>(
-      `select coalesce(max(line) filter (where phase = ?) + 1, 0)::int as next, count(*)::int as stored
+      `select coalesce(max(line) filter (where phase = ?) + 1, 0)::int as next, count(*) filter (where phase <> 'runtime')::int as stored
        from revision_log_line where revision_id = ?`, [append.phase, append.revisionId],
     );
     if (append.firstLine > next) throw new LogLinesOutOfOrder(append.firstLine, next);
     const fresh = append.lines.slice(next - append.firstLine);
-    if (stored + fresh.length > MAX_REVISION_LOG_LINES) throw new LogLineLimit(append.revisionId, MAX_REVISION_LOG_LINES, stored, fresh.length);
+    if (!runtime && stored + fresh.length > MAX_REVISION_LOG_LINES) throw new LogLineLimit(append.revisionId, MAX_REVISION_LOG_LINES, stored, fresh.length);
     if (fresh.length > 0) {
+      // Times are kept to the millisecond, as answers write them: a time read back and sent as `start_time` finds its line.
       await tx.execute(
         `insert into revision_log_line (id, tenant_id, revision_id, phase, line, message, level, logged_at)
-         select gen_random_uuid(), ?, ?, ?, ? + position - 1, message, level, coalesce(logged_at, clock_timestamp())
+         select gen_random_uuid(), ?, ?, ?, ? + position - 1, message, level, date_trunc('milliseconds', coalesce(logged_at, clock_timestamp()))
          from unnest(?::text[], ?::text[], ?::timestamptz[]) with ordinality as l(message, level, logged_at, position)`,
         [
           revision.tenant_id, append.revisionId, append.phase, next,
           toArray(fresh.map((line) => storable(line.message))), toArray(fresh.map((line) => storable(line.level))), toArray(fresh.map((line) => line.timestamp?.toISOString() ?? null)),
         ],
       );
+      const nextLine = next + fresh.length;
+      if (runtime && nextLine > MAX_RUNTIME_LOG_LINES) {
+        await tx.execute(`delete from revision_log_line where revision_id = ? and phase = 'runtime' and line < ?`, [append.revisionId, nextLine - MAX_RUNTIME_LOG_LINES]);
+      }
+      await tx.execute('select pg_notify(?, ?)', [REVISION_LOG_CHANNEL, [revision.tenant_id, revision.deployment_id, append.revisionId, append.phase, nextLine - 1].join(' ')]);
     }
-    return { tenantId: revision.tenant_id, appended: fresh.length, nextLine: next + fresh.length, leaseExpiresAt: await renewLease(tx, scope, append.revisionId) };
+    const leaseExpiresAt = runtime ? null : await renewLease(tx, scope, append.revisionId);
+    return { tenantId: revision.tenant_id, appended: fresh.length, nextLine: next + fresh.length, leaseExpiresAt };
   });
+}
+
+/** The revision, locked, when it is one of the key's tenants' and DEPLOYED (running: it takes runtime lines). */
+async function lockRunning(tx: EntityManager, scope: DataPlaneScope, revisionId: string): Promise<LockedRevision> {
+  const [revision] = await tx.execute<LockedRevision[]>(
+    'select status, tenant_id, deployment_id from revision where id = ? and tenant_id = any(?::uuid[]) for update', [revisionId, toArray(scope.tenantIds)],
+  );
+  if (!revision) throw new RevisionNotFound(revisionId);
+  if (revision.status !== 'DEPLOYED') throw new RevisionNotRunning(revisionId, revision.status);
+  return revision;
 }
 
 export interface DeploymentReport {

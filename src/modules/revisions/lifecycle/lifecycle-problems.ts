@@ -69,3 +69,14 @@ export class LogLineLimit extends WriteRefusal {
     this.stored = stored;
   }
 }
+
+/** Runtime log lines come from a running revision: one that is DEPLOYED. Nothing was stored. */
+export class RevisionNotRunning extends WriteRefusal {
+  readonly revisionId: string;
+  readonly status: RevisionStatus;
+  constructor(revisionId: string, status: RevisionStatus) {
+    super(`Revision ${revisionId} is ${status}, not DEPLOYED: only a deployed revision takes runtime log lines.`);
+    this.revisionId = revisionId;
+    this.status = status;
+  }
+}
