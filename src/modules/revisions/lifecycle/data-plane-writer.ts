@@ -183,21 +183,25 @@ export async function appendRevisionLogs(scope: DataPlaneScope, append: LogAppen
     const revision = runtime ? await lockRunning(tx, scope, append.revisionId) : await lockHeld(tx, scope, append.revisionId, append.leaseId ?? '');
     if (!runtime && isFinal(revision.status)) throw new RevisionEnded(append.revisionId, revision.status);
     // The next line of the phase (lines are numbered without gaps), and how many build and deploy lines the revision has.
-    const [{ next, stored }] = await tx.execute<[{ next: number; stored: number }]>(
-      `select coalesce(max(line) filter (where phase = ?) + 1, 0)::int as next, count(*) filter (where phase <> 'runtime')::int as stored
-       from revision_log_line where revision_id = ?`, [append.phase, append.revisionId],
+    const [{ next, stored, latest }] = await tx.execute<[{ next: number; stored: number; latest: Date | string | null }]>(
+      `select coalesce(max(line) filter (where phase = ?) + 1, 0)::int as next, count(*) filter (where phase <> 'runtime')::int as stored,
+         max(logged_at) filter (where phase = ?) as latest
+       from revision_log_line where revision_id = ?`, [append.phase, append.phase, append.revisionId],
     );
     if (append.firstLine > next) throw new LogLinesOutOfOrder(append.firstLine, next);
     const fresh = append.lines.slice(next - append.firstLine);
     if (!runtime && stored + fresh.length > MAX_REVISION_LOG_LINES) throw new LogLineLimit(append.revisionId, MAX_REVISION_LOG_LINES, stored, fresh.length);
     if (fresh.length > 0) {
       // Times are kept to the millisecond, as answers write them: a time read back and sent as `start_time` finds its line.
+      // Lines sent without one get the time they are stored, each a millisecond after the line before at least: a
+      // follower (asc from the newest time it has) must never meet more lines of one time than its page holds.
       await tx.execute(
         `insert into revision_log_line (id, tenant_id, revision_id, phase, line, message, level, logged_at)
-         select gen_random_uuid(), ?, ?, ?, ? + position - 1, message, level, date_trunc('milliseconds', coalesce(logged_at, clock_timestamp()))
+         select gen_random_uuid(), ?, ?, ?, ? + position - 1, message, level, coalesce(date_trunc('milliseconds', logged_at),
+           greatest(date_trunc('milliseconds', clock_timestamp()), ?::timestamptz + interval '1 millisecond') + (count(*) filter (where logged_at is null) over (order by position) - 1) * interval '1 millisecond')
          from unnest(?::text[], ?::text[], ?::timestamptz[]) with ordinality as l(message, level, logged_at, position)`,
         [
-          revision.tenant_id, append.revisionId, append.phase, next,
+          revision.tenant_id, append.revisionId, append.phase, next, latest ?? '-infinity',
           toArray(fresh.map((line) => storable(line.message))), toArray(fresh.map((line) => storable(line.level))), toArray(fresh.map((line) => line.timestamp?.toISOString() ?? null)),
         ],
       );
