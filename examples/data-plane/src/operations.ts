@@ -56,12 +56,13 @@ export const APPEND_REVISION_LOGS = `mutation AppendRevisionLogs($input: AppendR
     ... on LeaseLostError { status }
     ... on LogLinesOutOfOrderError { expectedLine }
     ... on RevisionEndedError { status }
+    ... on RevisionNotRunningError { status }
     ... on LogLineLimitError { limit stored }
     ... on MutationError { message }
   }
 }`;
 
-export type LogPhase = 'BUILD' | 'DEPLOY';
+export type LogPhase = 'BUILD' | 'DEPLOY' | 'RUNTIME';
 
 export interface LogLine {
   message: string;
@@ -75,6 +76,7 @@ export type AppendRevisionLogsResult = {
     | { __typename: 'LeaseLostError'; status: RevisionStatus; message: string }
     | { __typename: 'LogLinesOutOfOrderError'; expectedLine: number; message: string }
     | { __typename: 'RevisionEndedError'; status: RevisionStatus; message: string }
+    | { __typename: 'RevisionNotRunningError'; status: RevisionStatus; message: string }
     | { __typename: 'LogLineLimitError'; limit: number; stored: number; message: string }
     | { __typename: 'RevisionNotFoundError'; message: string };
 };

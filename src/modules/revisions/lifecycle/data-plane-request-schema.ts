@@ -108,7 +108,11 @@ export const checkLogAppend: Check = (json) => {
     const times = timestampProblems(checked.value.lines);
     return lease.length > 0 || length || times.length > 0 ? { ok: false, errors: [...lease, ...times, ...(length ? [length] : [])] } : checked;
   }
-  return length && !checked.errors.some((error) => error.loc[0] === 'lines') ? { ok: false, errors: [...checked.errors, length] } : checked;
+  const body = json as { lease_id?: unknown; phase?: unknown } | null;
+  const lease = typeof body === 'object' && body !== null && body.lease_id == null && body.phase !== 'runtime' && !checked.errors.some((error) => error.loc[0] === 'lease_id')
+    ? [pydanticError.missing(['lease_id'], json)] : [];
+  const errors = [...lease, ...checked.errors, ...(length && !checked.errors.some((error) => error.loc[0] === 'lines') ? [length] : [])];
+  return { ok: false, errors };
 };
 
 /** Timestamps a log line may not carry: not a date-time at all, or outside the years PostgreSQL stores. */
