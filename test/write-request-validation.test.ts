@@ -222,6 +222,12 @@ describe('text and JSON the database can hold (docs/decisions.md#text-and-json-t
   const NUL = 'must not contain NUL characters';
   const SURROGATE = 'must not contain unpaired surrogates (U+D800 to U+DFFF)';
   const valueError = (loc: Loc, input: unknown, problem: string) => error('value_error', loc, `Value error, ${problem}`, input, { error: problem });
+  /** `levels` objects inside one another, the innermost holding `leaf`. */
+  const nested = (levels: number, leaf: unknown = 'x'): Record<string, unknown> => {
+    let value = { key: leaf } as Record<string, unknown>;
+    for (let level = 1; level < levels; level++) value = { key: value };
+    return value;
+  };
 
   it('refuses a NUL character or an unpaired surrogate in every string a body takes, each at its place', () => {
     const body = {
@@ -270,6 +276,38 @@ describe('text and JSON the database can hold (docs/decisions.md#text-and-json-t
     const text = 'a\u0001\u001f\ud83d\ude00\uffff\u2028\u00e9';
     const body = { ...cliCreate(), secrets: [{ name: text, value: text }], source_config: { resource_spec: { labels: { [text]: text }, volumes: [{ secret: { [text]: [text] } }] } } };
     expect(validateCreateRequest(body)).toEqual({ ok: true, value: body });
+  });
+
+  it('takes a free-form object nested 32 levels deep, refuses one of 33 with one problem at the field, input not echoed', () => {
+    const volume = (configMap: unknown) => ({ source_config: { resource_spec: { volumes: [{ name: 'v', configMap }] } } });
+    expect(validatePatchRequest(volume(nested(32))).ok).toBe(true);
+    expect(errorsOf(validatePatchRequest(volume(nested(33))))).toEqual([
+      valueError([...SPEC, 'volumes', 0, 'configMap'], null, 'must not be nested more than 32 levels deep'),
+    ]);
+    // Lists count as levels too; what lies deeper (a NUL here) is not looked at.
+    const lists = { key: JSON.parse(`${'['.repeat(32)}"\\u0000"${']'.repeat(32)}`) };
+    expect(errorsOf(validatePatchRequest(volume(lists)))).toEqual([
+      valueError([...SPEC, 'volumes', 0, 'configMap'], null, 'must not be nested more than 32 levels deep'),
+    ]);
+  });
+
+  it('refuses a free-form object nested 100,000 levels deep (inside the body limit as JSON) without overflowing the stack', () => {
+    const deep = JSON.parse(`{"securityContext":{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`);
+    const body = { source_config: { resource_spec: { sidecars: [{ name: 'c', image: 'i', ...deep }] } } };
+    expect(errorsOf(validatePatchRequest(body))).toEqual([
+      valueError([...SPEC, 'sidecars', 0, 'securityContext'], null, 'must not be nested more than 32 levels deep'),
+    ]);
+  });
+
+  it('takes a free-form object of 65,536 bytes as JSON (UTF-8), refuses one of 65,537 at the field', () => {
+    // {"data":"…"} is 11 bytes besides the text; é is two bytes of UTF-8.
+    const sized = (bytes: number) => ({ data: `${'é'.repeat(1000)}${'x'.repeat(bytes - 11 - 2000)}` });
+    expect(Buffer.byteLength(JSON.stringify(sized(65_536)))).toBe(65_536);
+    const env = (valueFrom: unknown) => ({ source_config: { resource_spec: { init_containers: [{ name: 'c', image: 'i', env: [{ name: 'A', valueFrom }] }] } } });
+    expect(validatePatchRequest(env(sized(65_536))).ok).toBe(true);
+    expect(errorsOf(validatePatchRequest(env(sized(65_537))))).toEqual([
+      valueError([...SPEC, 'init_containers', 0, 'env', 0, 'valueFrom'], null, 'must not take more than 65536 bytes as JSON'),
+    ]);
   });
 
   it('any JSON in any free-form field: never a throw, every problem inside that field', () => {
