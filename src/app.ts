@@ -139,7 +139,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
   const operations = new OperationsAtOnce(operationsAtOnce.limit, operationsAtOnce.waitMs);
   const restRouter = new RestRouter(REST_ROUTES);
   // Writes under an Idempotency-Key, claimed on the primary (docs/decisions.md#idempotency-keys).
-  const idempotentWrites: IdempotentWrites = { store: new IdempotencyStore(), em: () => services.orm.em.fork() };
+  const idempotentWrites: IdempotentWrites = { store: new IdempotencyStore(services.cipher), em: () => services.orm.em.fork() };
   const yoga = createYoga<YogaServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,

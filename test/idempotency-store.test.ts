@@ -1,25 +1,35 @@
 // The Idempotency-Key store against a real database: a retry under the same key gets the first answer, never
 // a second write, including when requests race, die, or come back after the lease or the 24 hours.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fingerprintOf, parseIdempotencyKey } from '../src/modules/idempotency/idempotency-key.ts';
 import {
   IdempotencyClaimTakenOverError, IdempotencyStore, InvalidIdempotencyKeyError, type ClaimOutcome, type IdempotencyClaim, type StoredAnswer,
 } from '../src/modules/idempotency/idempotency-store.ts';
+import { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
 import { useTestDatabase } from './support/test-database.ts';
 
 const database = useTestDatabase();
 const ACME = randomUUID();
 const GLOBEX = randomUUID();
+/** Two API keys (of both tenants): a key is each API key's own. */
+const WRITER = randomUUID();
+const OTHER_WRITER = randomUUID();
 
 beforeAll(async () => {
   for (const [id, name] of [[ACME, 'acme'], [GLOBEX, 'globex']]) {
     await database().query('insert into tenant (id, name, created_at, updated_at) values ($1, $2, now(), now())', [id, name]);
   }
+  for (const id of [WRITER, OTHER_WRITER]) {
+    await database().query(`insert into api_key (id, name, prefix, key_hash, may_read_secrets, may_write, may_reconcile, created_at)
+                            values ($1, 'writer', $2, $2, true, true, false, now())`, [id, id]);
+  }
 });
 
 const em = () => database().orm.em.fork();
-const store = new IdempotencyStore();
+const SECRETS_KEY = randomBytes(32);
+const cipher = new SecretCipher(SECRETS_KEY);
+const store = new IdempotencyStore(cipher);
 const CREATE = fingerprintOf('POST', '/v2/deployments', Buffer.from('{"name":"api"}'));
 const OTHER_BODY = fingerprintOf('POST', '/v2/deployments', Buffer.from('{"name":"web"}'));
 const CREATED: StoredAnswer = {
@@ -28,7 +38,7 @@ const CREATED: StoredAnswer = {
   body: { id: '1', name: "api's \"quoted\" \\ back?slash ünï", tags: [] },
 };
 
-const request = (key: string, fingerprint = CREATE, tenantId = ACME) => ({ tenantId, key, fingerprint });
+const request = (key: string, fingerprint = CREATE, tenantId = ACME, apiKeyId = WRITER) => ({ tenantId, apiKeyId, key, fingerprint });
 
 async function claimed(outcome: Promise<ClaimOutcome>): Promise<IdempotencyClaim> {
   const result = await outcome;
@@ -40,9 +50,9 @@ async function commitWrite(claim: IdempotencyClaim, theStore = store) {
   await em().transactional(async (tx) => theStore.markCommitted(tx, claim));
 }
 
-async function record(key: string, tenantId = ACME) {
-  const [row] = await database().query<{ id: string; committed: boolean; answer: StoredAnswer | null }>(
-    'select id, committed, answer from idempotency_record where tenant_id = $1 and key = $2', [tenantId, key]);
+async function record(key: string, tenantId = ACME, apiKeyId = WRITER) {
+  const [row] = await database().query<{ id: string; committed: boolean; answer_sealed: Buffer | null }>(
+    'select id, committed, answer_sealed from idempotency_record where tenant_id = $1 and api_key_id = $2 and key = $3', [tenantId, apiKeyId, key]);
   return row;
 }
 
@@ -100,6 +110,17 @@ describe('claim, complete, replay', () => {
     expect(await store.claim(em(), request(key, CREATE, GLOBEX))).toEqual({ kind: 'mismatch' });
   });
 
+  it('keeps the keys of two API keys of one tenant apart: neither is replayed the other\'s answer', async () => {
+    const key = randomUUID();
+    const writer = await claimed(store.claim(em(), request(key)));
+    await commitWrite(writer);
+    await store.complete(em(), writer, CREATED);
+    const other = await claimed(store.claim(em(), request(key, CREATE, ACME, OTHER_WRITER)));
+    expect(other.id).not.toBe(writer.id);
+    expect(await store.claim(em(), request(key))).toEqual({ kind: 'replay', answer: CREATED });
+    expect(await store.claim(em(), request(key, CREATE, ACME, OTHER_WRITER))).toEqual({ kind: 'in-progress' });
+  });
+
   it('refuses a key parseIdempotencyKey would refuse', async () => {
     await expect(store.claim(em(), request(''))).rejects.toThrow(InvalidIdempotencyKeyError);
     await expect(store.claim(em(), request('k'.repeat(256)))).rejects.toThrow(InvalidIdempotencyKeyError);
@@ -138,7 +159,7 @@ describe('the write and its transaction', () => {
 
 describe('abandoned claims', () => {
   it('hands an abandoned claim to a retry after the lease, and the first request can no longer commit', async () => {
-    const shortLease = new IdempotencyStore({ leaseMs: 100 });
+    const shortLease = new IdempotencyStore(cipher, { leaseMs: 100 });
     const key = randomUUID();
     const abandoned = await claimed(shortLease.claim(em(), request(key)));
     expect(await shortLease.claim(em(), request(key))).toEqual({ kind: 'in-progress' });
@@ -181,12 +202,12 @@ describe('expiry after 24 hours', () => {
     await store.complete(em(), old, CREATED);
     await age(key, 'created_at', 24 * 3600 + 1);
     const fresh = await claimed(store.claim(em(), request(key, OTHER_BODY)));
-    expect(await record(key)).toEqual({ id: fresh.id, committed: false, answer: null });
+    expect(await record(key)).toEqual({ id: fresh.id, committed: false, answer_sealed: null });
     expect(await store.complete(em(), old, CREATED)).toBe(false);
   });
 
   it('deletes expired records on a claim, at most once a minute', async () => {
-    const purging = new IdempotencyStore();
+    const purging = new IdempotencyStore(cipher);
     const [first, second, kept] = [randomUUID(), randomUUID(), randomUUID()];
     for (const key of [first, second, kept]) await claimed(store.claim(em(), request(key)));
     await age(first, 'created_at', 24 * 3600 + 1);
@@ -217,6 +238,60 @@ describe('concurrent claims', () => {
     await store.complete(em(), claim, CREATED);
     const outcomes = await Promise.all(Array.from({ length: 20 }, () => store.claim(em(), request(key))));
     expect(outcomes).toEqual(Array.from({ length: 20 }, () => ({ kind: 'replay', answer: CREATED })));
+  });
+});
+
+describe('sealed answers', () => {
+  const completed = async (key: string, answer: StoredAnswer, theStore = store) => {
+    const claim = await claimed(theStore.claim(em(), request(key)));
+    await commitWrite(claim, theStore);
+    expect(await theStore.complete(em(), claim, answer)).toBe(true);
+    return claim;
+  };
+  const VALUE = 'sk_live_stored_answer_Qx7';
+  const REVEALING: StoredAnswer = { status: 201, headers: {}, body: JSON.stringify({ secrets: [{ name: 'STRIPE', value: VALUE }] }) };
+
+  it('stores the answer sealed under the secrets key: no value in the record, in any form', async () => {
+    const key = randomUUID();
+    await completed(key, REVEALING);
+    const [row] = await database().query<{ text: string; fingerprint: string }>(
+      `select t::text as text, encode(answer_sealed, 'escape') || encode(answer_sealed, 'hex') || encode(answer_sealed, 'base64') as sealed,
+              answer_key_fingerprint as fingerprint from idempotency_record t where key = $1`, [key]);
+    expect(row!.fingerprint).toBe(cipher.fingerprint);
+    for (const form of [VALUE, Buffer.from(VALUE).toString('hex'), Buffer.from(VALUE).toString('base64')]) {
+      expect(JSON.stringify(row)).not.toContain(form);
+    }
+    expect(await store.claim(em(), request(key))).toEqual({ kind: 'replay', answer: REVEALING });
+  });
+
+  it('does not open an answer copied onto another API key\'s record, or with a key that did not seal it', async () => {
+    const key = randomUUID();
+    await completed(key, REVEALING);
+    const other = await claimed(store.claim(em(), request(key, CREATE, ACME, OTHER_WRITER)));
+    await database().query(
+      `update idempotency_record o set answer_sealed = w.answer_sealed, answer_key_fingerprint = w.answer_key_fingerprint, committed = true
+         from idempotency_record w where o.id = $1 and w.key = $2 and w.api_key_id = $3`, [other.id, key, WRITER]);
+    expect(await store.claim(em(), request(key, CREATE, ACME, OTHER_WRITER))).toEqual({ kind: 'lost' });
+    expect(await new IdempotencyStore(new SecretCipher(randomBytes(32))).claim(em(), request(key))).toEqual({ kind: 'lost' });
+  });
+
+  it('re-seals stored answers under a new key on rotation, and drops those no key opens', async () => {
+    const [kept, damaged] = [randomUUID(), randomUUID()];
+    await completed(kept, REVEALING);
+    await completed(damaged, CREATED);
+    await database().query(`update idempotency_record set answer_sealed = decode('01' || repeat('00', 40), 'hex') where key = $1`, [damaged]);
+    const newKey = randomBytes(32);
+    const rotating = new IdempotencyStore(new SecretCipher(newKey, [SECRETS_KEY]));
+    const outcome = await rotating.resealAnswers(em(), 1);
+    expect(outcome.dropped).toBeGreaterThanOrEqual(1);
+    expect(outcome.resealed).toBeGreaterThanOrEqual(1);
+    expect(await rotating.resealAnswers(em(), 1)).toEqual({ resealed: 0, dropped: 0 });
+    const afterRotation = new IdempotencyStore(new SecretCipher(newKey));
+    expect(await afterRotation.claim(em(), request(kept))).toEqual({ kind: 'replay', answer: REVEALING });
+    // The damaged answer is gone: its write committed, so once its lease has passed a retry hears it was lost.
+    await age(damaged, 'claimed_at', 61);
+    expect(await afterRotation.claim(em(), request(damaged))).toEqual({ kind: 'lost' });
+    expect(await store.claim(em(), request(kept))).toEqual({ kind: 'lost' });
   });
 });
 

@@ -7,6 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../src/modules/idempotency/idempotency-key.ts';
+import { hashApiKey } from '../src/modules/tenancy/api-key-secret.ts';
 import { startFixtureApp, type FixtureApp } from './support/fixture-app.ts';
 import { ACME, ACME_DEPLOYMENT, GLOBEX_DEPLOYMENT } from './support/fixtures.ts';
 import {
@@ -77,9 +78,9 @@ describe('REST writes in the OpenAPI document', () => {
   async function leftClaim(method: string, target: string, body: string, committed: boolean): Promise<string> {
     const key = randomUUID();
     await fixture.db.query(
-      `insert into idempotency_record (id, tenant_id, key, fingerprint, claimed_at, committed, answer, created_at)
-       values ($1, $2, $3, $4, now() - $5 * interval '1 second', $6, null, now())`,
-      [randomUUID(), ACME, key, fingerprintOf(method, target, Buffer.from(body)), committed ? 120 : 0, committed]);
+      `insert into idempotency_record (id, tenant_id, api_key_id, key, fingerprint, claimed_at, committed, created_at)
+       values ($1, $2, (select id from api_key where key_hash = $3), $4, $5, now() - $6 * interval '1 second', $7, now())`,
+      [randomUUID(), ACME, hashApiKey(fixture.keys.writer), key, fingerprintOf(method, target, Buffer.from(body)), committed ? 120 : 0, committed]);
     return key;
   }
 

@@ -253,6 +253,34 @@ describe('Idempotency-Key', () => {
     expect(await named('idempotent-tenants', fixture.keys.globexWriter)).toBe(1);
   });
 
+  it('keeps keys per API key: another key of the tenant, sending the same request, is never replayed what the first key saw', async () => {
+    const value = 'sk_live_replayed_to_nobody_7Hq';
+    const created = await call('POST', '/v2/deployments', {
+      key: fixture.keys.writerSecrets, body: { ...cliCreate('idempotent-keys'), secrets: [{ name: 'STRIPE', value }] },
+    });
+    expect(created.status, created.text).toBe(201);
+    const patch = (key: string) => call('PATCH', `/v2/deployments/${created.json.id}`, { key, body: {}, headers: { 'idempotency-key': 'patch-by-two-keys' } });
+    const revealing = await patch(fixture.keys.writerSecrets);
+    expect(revealing.status, revealing.text).toBe(200);
+    expect(revealing.text).toContain(value);
+
+    // The attack: a key that may write but not read secrets sends the same method, path, body and key.
+    const masked = await patch(fixture.keys.writer);
+    expect(masked.status, masked.text).toBe(200);
+    expect(headersOf(masked).replayed).toBeNull();
+    expect(masked.text).not.toContain(value);
+    expect(masked.json.secrets).toEqual([{ name: 'STRIPE', value: '********' }]);
+    // ... also once the deployment is gone: its own request, answered 404, never the first key's answer.
+    expect((await call('DELETE', `/v2/deployments/${created.json.id}`)).status).toBe(204);
+    const afterDelete = await patch(fixture.keys.writer);
+    expect(afterDelete.text).not.toContain(value);
+    expect(afterDelete.status).toBe(200); // its own answer from before the delete, replayed
+    expect(headersOf(afterDelete).replayed).toBe('true');
+    // The first key still gets its own first answer.
+    const again = await patch(fixture.keys.writerSecrets);
+    expect({ status: again.status, text: again.text, replayed: headersOf(again).replayed }).toEqual({ status: 200, text: revealing.text, replayed: 'true' });
+  });
+
   it('answers a retried PATCH with the first answer and makes one revision', async () => {
     const created = await create('idempotent-patch');
     const patch = () => call('PATCH', `/v2/deployments/${created.json.id}`, { body: { source_revision_config: { image_uri: IMAGE }, secrets: [] }, headers: { 'idempotency-key': 'patch-once' } });

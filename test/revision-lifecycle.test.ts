@@ -107,7 +107,7 @@ describe('the state machine', () => {
     await report(revisionId, leaseId, 'DEPLOY_FAILED', fixture.keys.plane, 'readiness probe failed');
     const revived = await report(revisionId, leaseId, 'DEPLOYED');
     expect(revived.status).toBe(409);
-    expect(revived.json.detail).toBe(`Revision ${revisionId} cannot go from DEPLOY_FAILED to DEPLOYED.`);
+    expect(revived.json.detail).toBe(`Revision ${revisionId} has ended (DEPLOY_FAILED): it cannot go to DEPLOYED.`);
     // A failed revision leaves the active one alone.
     expect((await call('GET', `/v2/deployments/${id}`)).json.active_revision_id).toBeNull();
   });

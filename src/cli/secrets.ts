@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { entities } from '../modules/entities.ts';
+import { IdempotencyStore } from '../modules/idempotency/idempotency-store.ts';
 import { checkSecrets } from '../modules/secrets/key-check.ts';
 import { rotateSecrets, type UnreadableSecret } from '../modules/secrets/key-rotation.ts';
 import { SecretCipher } from '../modules/secrets/secret-cipher.ts';
@@ -107,6 +108,10 @@ async function rotate(config: Config, database: Database, batchSize: number): Pr
       console.log(`  ${rotated} of ${total} rotated (${total ? Math.floor((100 * rotated) / total) : 100}%)`);
     },
   });
+  // The answers kept for Idempotency-Key retries may show secret values too, and are sealed under the same key.
+  const answers = await new IdempotencyStore(cipher).resealAnswers(database.orm.em.fork(), batchSize);
+  console.log(`Re-sealed ${answers.resealed} stored answers of idempotent writes under key ${cipher.fingerprint}`
+    + `${answers.dropped ? `; dropped ${answers.dropped} that no configured key opens` : ''}.`);
   console.log(`Rotated ${result.rotated} secrets to key ${cipher.fingerprint} (SECRETS_KEY); ${result.alreadyCurrent} were already under it. `
     + 'Every readable secret is now under SECRETS_KEY: SECRETS_KEY_PREVIOUS is no longer needed.');
   if (result.unreadableTotal > 0) {

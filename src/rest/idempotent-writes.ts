@@ -24,6 +24,8 @@ export interface IdempotentRequest {
   body: Buffer | undefined;
   header: string;
   tenantId: string;
+  /** The API key that sent it: a key is each API key's own (docs/decisions.md#idempotency-keys). */
+  apiKeyId: string;
 }
 
 /** The answer to a write under an Idempotency-Key: `run`'s (told what to mark inside its transaction), or the key's. */
@@ -35,7 +37,7 @@ export async function answerIdempotently(
   if ('problem' in parsed) return detail(400, parsed.problem);
   const em = writes.em();
   const outcome = await writes.store.claim(em, {
-    tenantId: request.tenantId, key: parsed.key, fingerprint: fingerprintOf(request.method, request.target, request.body),
+    tenantId: request.tenantId, apiKeyId: request.apiKeyId, key: parsed.key, fingerprint: fingerprintOf(request.method, request.target, request.body),
   });
   switch (outcome.kind) {
     case 'replay': {

@@ -45,13 +45,18 @@ export type ReportRevisionStatusResult = {
     | { __typename: 'RevisionNotFoundError'; message: string };
 };
 
-/** Appends log lines, numbered from 0 per revision and phase; lines sent again are stored once. */
+/**
+ * Appends log lines, numbered from 0 per revision and phase; lines sent again are stored once. A revision that
+ * has ended takes none, and a revision keeps 10,000 lines at most.
+ */
 export const APPEND_REVISION_LOGS = `mutation AppendRevisionLogs($input: AppendRevisionLogsInput!) {
   appendRevisionLogs(input: $input) {
     __typename
     ... on AppendRevisionLogsPayload { appended nextLine leaseExpiresAt }
     ... on LeaseLostError { status }
     ... on LogLinesOutOfOrderError { expectedLine }
+    ... on RevisionEndedError { status }
+    ... on LogLineLimitError { limit stored }
     ... on MutationError { message }
   }
 }`;
@@ -69,6 +74,8 @@ export type AppendRevisionLogsResult = {
     | { __typename: 'AppendRevisionLogsPayload'; appended: number; nextLine: number; leaseExpiresAt: string | null }
     | { __typename: 'LeaseLostError'; status: RevisionStatus; message: string }
     | { __typename: 'LogLinesOutOfOrderError'; expectedLine: number; message: string }
+    | { __typename: 'RevisionEndedError'; status: RevisionStatus; message: string }
+    | { __typename: 'LogLineLimitError'; limit: number; stored: number; message: string }
     | { __typename: 'RevisionNotFoundError'; message: string };
 };
 

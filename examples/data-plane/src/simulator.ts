@@ -164,6 +164,13 @@ class RevisionWalk {
           continue;
         case 'LeaseLostError':
           throw new Dropped(`its lease is lost (the revision is ${answer.status} now): another claim holds it, or it lapsed`);
+        case 'RevisionEndedError':
+          // Never from this program: its last lines go before its final report.
+          throw new Dropped(`it has ended (${answer.status}) and takes no more log lines`);
+        case 'LogLineLimitError':
+          // Never from this program either (a few lines a revision): the log is full; the walk goes on without these lines.
+          log(`${this.#name}: its log is full (${answer.stored} of ${answer.limit} lines); ${lines.length} line(s) not sent`);
+          return;
         default:
           throw new Dropped(answer.message);
       }

@@ -48,17 +48,26 @@ function associatedData({ deploymentId, name }: SecretSlot): Buffer {
   return Buffer.from(JSON.stringify([deploymentId, name]), 'utf8');
 }
 
+/**
+ * Where a sealed text other than a secret's value belongs (a stored answer that may hold values): a label
+ * naming the column, then what identifies its row. Its JSON is the associated data; it never equals a secret's
+ * `[deploymentId, name]`, whose first element is a uuid, never a label.
+ */
+export type SealedTextContext = readonly [label: string, ...parts: string[]];
+
+const contextData = (context: SealedTextContext) => Buffer.from(JSON.stringify(context), 'utf8');
+
 const asBuffer = (stored: Uint8Array) => (Buffer.isBuffer(stored) ? stored : Buffer.from(stored));
 const wellFormed = (sealed: Buffer) => sealed.length >= 1 + IV_LENGTH + TAG_LENGTH && sealed[0] === VERSION;
 
 /** The plaintext, or undefined when the key does not open it (or it is malformed). */
-function open(key: KeyObject, sealed: Buffer, slot: SecretSlot): string | undefined {
+function open(key: KeyObject, sealed: Buffer, aad: Buffer): string | undefined {
   if (!wellFormed(sealed)) return undefined;
   const iv = sealed.subarray(1, 1 + IV_LENGTH);
   const tag = sealed.subarray(1 + IV_LENGTH, 1 + IV_LENGTH + TAG_LENGTH);
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, iv);
-    decipher.setAAD(associatedData(slot));
+    decipher.setAAD(aad);
     decipher.setAuthTag(tag);
     // GCM is a stream mode: update() gives every byte of plaintext, final() only checks the tag.
     const plaintext = decipher.update(sealed.subarray(1 + IV_LENGTH + TAG_LENGTH));
@@ -132,9 +141,24 @@ export class SecretCipher {
   }
 
   seal(plaintext: string, slot: SecretSlot): SealedSecret {
+    return this.#seal(plaintext, associatedData(slot));
+  }
+
+  /** Seals a text that may hold secret values (a stored answer) under the current key, bound to its context. */
+  sealText(plaintext: string, context: SealedTextContext): SealedSecret {
+    return this.#seal(plaintext, contextData(context));
+  }
+
+  /** The text sealText sealed for this context, or undefined when no configured key opens it there. */
+  openText(stored: Uint8Array, context: SealedTextContext, keyFingerprint: string): string | undefined {
+    const key = this.#keys.get(keyFingerprint);
+    return key && open(key, asBuffer(stored), contextData(context));
+  }
+
+  #seal(plaintext: string, aad: Buffer): SealedSecret {
     const iv = this.#nextIv();
     const cipher = createCipheriv('aes-256-gcm', this.#keys.get(this.fingerprint)!, iv);
-    cipher.setAAD(associatedData(slot));
+    cipher.setAAD(aad);
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return { valueCiphertext: Buffer.concat([Buffer.of(VERSION), iv, cipher.getAuthTag(), ciphertext]), keyFingerprint: this.fingerprint };
   }
@@ -149,14 +173,14 @@ export class SecretCipher {
     if (keyFingerprint === MARKED_UNREADABLE) throw new SecretDecryptionError(slot, keyFingerprint, 'a key rotation found it damaged');
     if (keyFingerprint === null) {
       for (const key of this.#keys.values()) {
-        const plaintext = open(key, sealed, slot);
+        const plaintext = open(key, sealed, associatedData(slot));
         if (plaintext !== undefined) return plaintext;
       }
       throw new SecretDecryptionError(slot, null, 'no configured key opens it');
     }
     const key = this.#keys.get(keyFingerprint);
     if (!key) throw new SecretDecryptionError(slot, keyFingerprint, `it was written under key ${keyFingerprint}, which is not configured`);
-    const plaintext = open(key, sealed, slot);
+    const plaintext = open(key, sealed, associatedData(slot));
     if (plaintext === undefined) throw new SecretDecryptionError(slot, keyFingerprint, `it does not open with key ${keyFingerprint} (damaged, or moved from another row)`);
     return plaintext;
   }
@@ -198,6 +222,7 @@ export class SecretCipher {
   /** Which of the configured keys open a stored ciphertext (none, one, or in theory several). */
   keysThatOpen(stored: Uint8Array, slot: SecretSlot): string[] {
     const sealed = asBuffer(stored);
-    return [...this.#keys].filter(([, key]) => open(key, sealed, slot) !== undefined).map(([fingerprint]) => fingerprint);
+    const aad = associatedData(slot);
+    return [...this.#keys].filter(([, key]) => open(key, sealed, aad) !== undefined).map(([fingerprint]) => fingerprint);
   }
 }

@@ -15,10 +15,10 @@ import { DeploymentNotFound, RevisionNotFound } from '../../deployments/writes/w
 import type { RevisionStatus } from '../../deployments/deployment-enums.ts';
 import { RevisionRef } from '../revision.graphql.ts';
 import {
-  MAX_CLAIM, MAX_LOG_LINES, MAX_LOG_LINE_CHARS, appendRevisionLogs, claimRevisions, isStorableTime, reportDeploymentStatus, reportRevisionStatus,
+  MAX_CLAIM, MAX_LOG_LINES, MAX_LOG_LINE_CHARS, MAX_REVISION_LOG_LINES, appendRevisionLogs, claimRevisions, isStorableTime, reportDeploymentStatus, reportRevisionStatus,
   type DataPlaneScope, type RevisionClaim,
 } from './data-plane-writer.ts';
-import { InvalidTransition, LeaseLost, LogLinesOutOfOrder, NOT_A_DATA_PLANE } from './lifecycle-problems.ts';
+import { InvalidTransition, LeaseLost, LogLineLimit, LogLinesOutOfOrder, NOT_A_DATA_PLANE, RevisionEnded } from './lifecycle-problems.ts';
 import { LogPhaseEnum } from './revision-logs.graphql.ts';
 
 /** The data plane's scope, once its key may reconcile; the operation's reads go to the primary from here on. */
@@ -74,7 +74,8 @@ async function recordOfTheTenant<T>(ctx: GraphQLContext, load: () => Promise<T |
 builder.objectType(InvalidTransition, {
   name: 'InvalidTransitionError',
   interfaces: [MutationErrorRef],
-  description: 'The status reported cannot follow the revision\'s status (docs/decisions.md#revision-lifecycle); nothing was changed.',
+  description: 'The status reported cannot follow the revision\'s status (docs/decisions.md#revision-lifecycle); nothing was changed. '
+    + 'Out of a final status nothing follows: the revision has ended.',
   fields: (t) => ({
     from: t.field({ type: RevisionStatusEnum, description: 'The revision\'s status.', resolve: (error) => error.from }),
     to: t.field({ type: RevisionStatusEnum, description: 'The status reported.', resolve: (error) => error.to }),
@@ -86,6 +87,24 @@ builder.objectType(LeaseLost, {
   interfaces: [MutationErrorRef],
   description: 'The lease sent is not the revision\'s: it lapsed (the revision was queued again or interrupted) or another claim holds it. Stop working on the revision.',
   fields: (t) => ({ status: t.field({ type: RevisionStatusEnum, description: 'The revision\'s status now.', resolve: (error) => error.status }) }),
+});
+
+builder.objectType(RevisionEnded, {
+  name: 'RevisionEndedError',
+  interfaces: [MutationErrorRef],
+  description: 'The revision has ended (a final status): it takes no more log lines, and nothing was stored. Send its last lines before its final report; stop working on it.',
+  fields: (t) => ({ status: t.field({ type: RevisionStatusEnum, description: 'The final status the revision ended in.', resolve: (error) => error.status }) }),
+});
+
+builder.objectType(LogLineLimit, {
+  name: 'LogLineLimitError',
+  interfaces: [MutationErrorRef],
+  description: `The append's new lines would take the revision's log past its limit (${MAX_REVISION_LOG_LINES} lines, build and deploy together); none was stored. `
+    + 'At most `limit - stored` more lines fit.',
+  fields: (t) => ({
+    limit: t.exposeInt('limit', { description: 'The most log lines a revision keeps.' }),
+    stored: t.exposeInt('stored', { description: 'The lines the revision has.' }),
+  }),
 });
 
 builder.objectType(LogLinesOutOfOrder, {
@@ -201,7 +220,7 @@ const LogLineInput = builder.inputType('RevisionLogLineInput', {
 });
 
 const AppendRevisionLogsInput = builder.inputType('AppendRevisionLogsInput', {
-  description: 'Log lines of a revision, numbered from 0 per revision and phase: lines sent again (a retry) are stored once.',
+  description: `Log lines of a revision, numbered from 0 per revision and phase: lines sent again (a retry) are stored once. A revision keeps ${MAX_REVISION_LOG_LINES} lines at most.`,
   fields: (t) => ({
     clientMutationId: t.string({ description: 'Echoed in the payload.' }),
     revisionId: t.id({ required: true, description: 'The revision (raw UUID or global id).' }),
@@ -213,18 +232,19 @@ const AppendRevisionLogsInput = builder.inputType('AppendRevisionLogsInput', {
 });
 
 builder.mutationField('appendRevisionLogs', (t) => t.field({
-  type: builder.objectRef<{ clientMutationId?: string | null; appended: number; nextLine: number; leaseExpiresAt: Date | null }>('AppendRevisionLogsPayload').implement({
+  type: builder.objectRef<{ clientMutationId?: string | null; appended: number; nextLine: number; leaseExpiresAt: Date }>('AppendRevisionLogsPayload').implement({
     description: 'What the append stored.',
     fields: (p) => ({
       clientMutationId: p.string({ nullable: true, description: 'As sent in the input.', resolve: (payload) => payload.clientMutationId ?? null }),
       appended: p.exposeInt('appended', { description: 'Lines stored by this append (those stored before are not stored again).' }),
       nextLine: p.exposeInt('nextLine', { description: 'The number the next line gets.' }),
-      leaseExpiresAt: p.field({ type: 'DateTime', nullable: true, description: 'When the lease lapses unless renewed; null once the revision is final.', resolve: (payload) => payload.leaseExpiresAt }),
+      leaseExpiresAt: p.field({ type: 'DateTime', nullable: true, description: 'When the lease lapses unless renewed (the append renewed it).', resolve: (payload) => payload.leaseExpiresAt }),
     }),
   }),
-  description: 'Appends build or deploy log lines of a claimed revision, also after it ended (REST: POST /v2/data-plane/revisions/{revision_id}/logs).',
+  description: 'Appends build or deploy log lines of a claimed revision in progress (REST: POST /v2/data-plane/revisions/{revision_id}/logs). '
+    + `A revision that has ended takes none (RevisionEndedError): send the last lines before the final report. A revision keeps ${MAX_REVISION_LOG_LINES} lines at most (LogLineLimitError).`,
   args: { input: t.arg({ type: AppendRevisionLogsInput, required: true, description: 'The lines.' }) },
-  errors: { types: [RevisionNotFound, LeaseLost, LogLinesOutOfOrder], union: { name: 'AppendRevisionLogsResult', description: 'What the append stored, or why it was refused.' } },
+  errors: { types: [RevisionNotFound, LeaseLost, RevisionEnded, LogLinesOutOfOrder, LogLineLimit], union: { name: 'AppendRevisionLogsResult', description: 'What the append stored, or why it was refused.' } },
   resolve: async (_root, { input }, ctx) => {
     const scope = dataPlaneScope(ctx);
     if (input.lines.length < 1 || input.lines.length > MAX_LOG_LINES) throw badUserInput('input.lines', `must hold 1 to ${MAX_LOG_LINES} lines; got ${input.lines.length}`);

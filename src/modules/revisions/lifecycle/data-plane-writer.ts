@@ -10,7 +10,7 @@ import { DeploymentNotFound, RevisionNotFound } from '../../deployments/writes/w
 import { ACROSS_TENANTS } from '../../common/tenant-scope.ts';
 import { timestampFromText } from '../../common/lean-rows.ts';
 import { IN_PROGRESS, isFinal, mayReport } from './revision-lifecycle.ts';
-import { InvalidTransition, LeaseLost, LogLinesOutOfOrder } from './lifecycle-problems.ts';
+import { InvalidTransition, LeaseLost, LogLineLimit, LogLinesOutOfOrder, RevisionEnded } from './lifecycle-problems.ts';
 import type { LogPhase } from './revision-log-line.entity.ts';
 
 export interface DataPlaneScope {
@@ -28,6 +28,8 @@ export interface DataPlaneScope {
 /** Most revisions one claim takes, and most lines one append carries. */
 export const MAX_CLAIM = 100;
 export const MAX_LOG_LINES = 1_000;
+/** Most log lines a revision keeps, both phases together (why this many: docs/decisions.md#revision-lifecycle). */
+export const MAX_REVISION_LOG_LINES = 10_000;
 /** Longest log line kept whole; a longer one is cut there (and says so). */
 export const MAX_LOG_LINE_CHARS = 16_384;
 
@@ -154,22 +156,29 @@ export interface AppendOutcome {
   appended: number;
   /** The number the next line gets. */
   nextLine: number;
-  leaseExpiresAt: Date | null;
+  leaseExpiresAt: Date;
 }
 
 /**
- * Stores log lines of a revision for the data plane holding its lease (also after the revision ended: the last
- * lines of a failure come after its report), and renews the lease of a revision in progress. Lines are numbered
- * by the data plane; lines already stored are skipped, so a retried append stores each line once.
+ * Stores log lines of a revision in progress for the data plane holding its lease, and renews the lease. Lines
+ * are numbered by the data plane; lines already stored are skipped, so a retried append stores each line once.
+ * A revision that has ended takes none (its last lines come before its final report), and a revision's log
+ * keeps MAX_REVISION_LOG_LINES at most: an append whose new lines would pass that stores none. Appends to one
+ * revision take its lock one after the other, and each counts the lines after taking it (read committed: the
+ * count sees the lines of the append before), so two at once cannot pass the limit between them.
  */
 export async function appendRevisionLogs(scope: DataPlaneScope, append: LogAppend): Promise<AppendOutcome> {
   return inTransaction(scope, async (tx) => {
     const revision = await lockHeld(tx, scope, append.revisionId, append.leaseId);
-    const [{ next }] = await tx.execute<[{ next: number }]>(
-      'select coalesce(max(line) + 1, 0)::int as next from revision_log_line where revision_id = ? and phase = ?', [append.revisionId, append.phase],
+    if (isFinal(revision.status)) throw new RevisionEnded(append.revisionId, revision.status);
+    // The next line of the phase (lines are numbered without gaps), and how many lines the revision has in all.
+    const [{ next, stored }] = await tx.execute<[{ next: number; stored: number }]>(
+      `select coalesce(max(line) filter (where phase = ?) + 1, 0)::int as next, count(*)::int as stored
+       from revision_log_line where revision_id = ?`, [append.phase, append.revisionId],
     );
     if (append.firstLine > next) throw new LogLinesOutOfOrder(append.firstLine, next);
     const fresh = append.lines.slice(next - append.firstLine);
+    if (stored + fresh.length > MAX_REVISION_LOG_LINES) throw new LogLineLimit(append.revisionId, MAX_REVISION_LOG_LINES, stored, fresh.length);
     if (fresh.length > 0) {
       await tx.execute(
         `insert into revision_log_line (id, tenant_id, revision_id, phase, line, message, level, logged_at)
@@ -181,8 +190,7 @@ export async function appendRevisionLogs(scope: DataPlaneScope, append: LogAppen
         ],
       );
     }
-    const leaseExpiresAt = isFinal(revision.status) ? null : await renewLease(tx, scope, append.revisionId);
-    return { tenantId: revision.tenant_id, appended: fresh.length, nextLine: next + fresh.length, leaseExpiresAt };
+    return { tenantId: revision.tenant_id, appended: fresh.length, nextLine: next + fresh.length, leaseExpiresAt: await renewLease(tx, scope, append.revisionId) };
   });
 }
 
