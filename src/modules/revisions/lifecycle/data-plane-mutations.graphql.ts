@@ -6,6 +6,7 @@ import { NO_SINGLE_TENANT, TENANT_REQUIRED } from '../../tenancy/authenticate.ts
 import { builder } from '../../../graphql/builder.ts';
 import { readFromPrimary, type GraphQLContext } from '../../../graphql/context.ts';
 import { badUserInput } from '../../../graphql/errors.ts';
+import { unstorableText } from '../../common/storable-text.ts';
 import { uuidOfArgument } from '../../../graphql/global-id.ts';
 import { DeploymentStatusEnum, RevisionStatusEnum } from '../../deployments/deployment-enums.graphql.ts';
 import { DeploymentRef } from '../../deployments/deployment.graphql.ts';
@@ -26,6 +27,25 @@ function dataPlaneScope(ctx: GraphQLContext): DataPlaneScope {
   readFromPrimary(ctx);
   const { principal } = ctx;
   return { em: ctx.dataPlaneEm(), tenantIds: principal.tenantIds, apiKeyId: principal.apiKeyId, leaseSeconds: ctx.revisionLeaseSeconds, afterCommit: ctx.afterCommit };
+}
+
+/**
+ * Refuses the first text PostgreSQL cannot hold (docs/decisions.md#text-and-json-the-database-can-hold), as its
+ * argument's BAD_USER_INPUT; the REST door's body check refuses the same texts (422) before the mutation runs.
+ */
+function refuseUnstorable(texts: ReadonlyArray<readonly [argument: string, text: string | null | undefined]>): void {
+  for (const [argument, text] of texts) {
+    const problem = text == null ? undefined : unstorableText(text);
+    if (problem) throw badUserInput(argument, problem);
+  }
+}
+
+/** A log line longer than MAX_LOG_LINE_CHARS, cut there, but never between the halves of a surrogate pair. */
+function cutLine(message: string): string {
+  if (message.length <= MAX_LOG_LINE_CHARS) return message;
+  const high = message.charCodeAt(MAX_LOG_LINE_CHARS - 1);
+  const end = high >= 0xd800 && high <= 0xdbff ? MAX_LOG_LINE_CHARS - 1 : MAX_LOG_LINE_CHARS;
+  return `${message.slice(0, end)}… [cut]`;
 }
 
 /** The revision an id names (raw or global), or RevisionNotFound. */
@@ -191,6 +211,7 @@ builder.mutationField('reportRevisionStatus', (t) => t.field({
   resolve: async (_root, { input }, ctx) => {
     const scope = dataPlaneScope(ctx);
     const revisionId = revisionIdOf(input.revisionId);
+    refuseUnstorable([['input.message', input.message]]);
     const outcome = await reportRevisionStatus(scope, { revisionId, leaseId: input.leaseId, status: input.status, message: input.message ?? null });
     return { clientMutationId: input.clientMutationId, revisionId, status: input.status, applied: outcome.applied, leaseExpiresAt: outcome.leaseExpiresAt };
   },
@@ -240,8 +261,9 @@ builder.mutationField('appendRevisionLogs', (t) => t.field({
     if (input.leaseId == null && input.phase !== 'runtime') throw badUserInput('input.leaseId', 'is required for build and deploy lines');
     const outOfRange = input.lines.findIndex((line) => line.timestamp != null && !isStorableTime(line.timestamp));
     if (outOfRange >= 0) throw badUserInput(`input.lines[${outOfRange}].timestamp`, 'must be a time of the years 1 to 9999');
+    refuseUnstorable(input.lines.flatMap((line, index) => [[`input.lines[${index}].message`, line.message], [`input.lines[${index}].level`, line.level]] as const));
     const lines = input.lines.map((line) => ({
-      message: line.message.length > MAX_LOG_LINE_CHARS ? `${line.message.slice(0, MAX_LOG_LINE_CHARS)}… [cut]` : line.message,
+      message: cutLine(line.message),
       level: line.level ?? null,
       timestamp: line.timestamp ?? null,
     }));
@@ -280,6 +302,7 @@ builder.mutationField('reportDeploymentStatus', (t) => t.field({
     const scope = dataPlaneScope(ctx);
     const deploymentId = uuidOfArgument(String(input.deploymentId), 'Deployment', 'input.deploymentId');
     if (!deploymentId) throw new DeploymentNotFound(String(input.deploymentId));
+    refuseUnstorable([['input.customUrl', input.customUrl], ['input.imageVersion', input.imageVersion]]);
     await reportDeploymentStatus(scope, {
       deploymentId,
       status: input.status,

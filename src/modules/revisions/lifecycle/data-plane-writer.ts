@@ -133,7 +133,7 @@ export async function reportRevisionStatus(scope: DataPlaneScope, report: Status
       return { revisionId: report.revisionId, tenantId: revision.tenant_id, applied: false, leaseExpiresAt };
     }
     if (!mayReport(from, to)) throw new InvalidTransition(report.revisionId, from, to);
-    await tx.execute('update revision set status = ?, status_message = ?, updated_at = now() where id = ?', [to, storable(report.message), report.revisionId]);
+    await tx.execute('update revision set status = ?, status_message = ?, updated_at = now() where id = ?', [to, report.message, report.revisionId]);
     if (to === 'DEPLOYED') {
       await tx.execute('update deployment set active_revision_id = ?, updated_at = now() where id = ? and tenant_id = ?', [report.revisionId, revision.deployment_id, revision.tenant_id]);
     }
@@ -202,7 +202,7 @@ export async function appendRevisionLogs(scope: DataPlaneScope, append: LogAppen
          from unnest(?::text[], ?::text[], ?::timestamptz[]) with ordinality as l(message, level, logged_at, position)`,
         [
           revision.tenant_id, append.revisionId, append.phase, next, latest ?? '-infinity',
-          toArray(fresh.map((line) => storable(line.message))), toArray(fresh.map((line) => storable(line.level))), toArray(fresh.map((line) => line.timestamp?.toISOString() ?? null)),
+          toArray(fresh.map((line) => line.message)), toArray(fresh.map((line) => line.level)), toArray(fresh.map((line) => line.timestamp?.toISOString() ?? null)),
         ],
       );
       const nextLine = next + fresh.length;
@@ -242,8 +242,8 @@ export async function reportDeploymentStatus(scope: DataPlaneScope, report: Depl
     );
     if (!deployment) throw new DeploymentNotFound(report.deploymentId);
     if (report.status != null) deployment.status = report.status;
-    if (report.customUrl !== undefined) deployment.sourceConfig = { ...deployment.sourceConfig, customUrl: storable(report.customUrl) } as never;
-    if (report.imageVersion !== undefined) deployment.imageVersion = storable(report.imageVersion);
+    if (report.customUrl !== undefined) deployment.sourceConfig = { ...deployment.sourceConfig, customUrl: report.customUrl } as never;
+    if (report.imageVersion !== undefined) deployment.imageVersion = report.imageVersion;
     deployment.updatedAt = new Date();
     return { tenantId: deployment.tenant.id };
   });
@@ -294,12 +294,6 @@ async function renewLease(tx: EntityManager, scope: DataPlaneScope, revisionId: 
   );
   return timestampFromText(row.expires_at);
 }
-
-/**
- * Text as PostgreSQL can store it: a NUL character (which `text` cannot hold, and which a build's raw output may
- * carry) becomes U+FFFD, the replacement character.
- */
-export const storable = <T extends string | null | undefined>(text: T): T => (text?.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text) as T;
 
 /** Whether PostgreSQL's timestamptz holds the time (years 1 to 9999, as the API writes them back). */
 export const isStorableTime = (time: Date): boolean => {
