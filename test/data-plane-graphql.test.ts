@@ -136,7 +136,7 @@ describe('REST bodies refused', () => {
       json: {
         detail: [
           pydantic('missing', ['body', 'lease_id'], 'Field required', many),
-          pydantic(expect.stringMatching(/^(enum|literal_error)$/) as never, ['body', 'phase'], "Input should be 'build' or 'deploy'", 'compile', { expected: "'build' or 'deploy'" }),
+          pydantic(expect.stringMatching(/^(enum|literal_error)$/) as never, ['body', 'phase'], "Input should be 'build', 'deploy' or 'runtime'", 'compile', { expected: "'build', 'deploy' or 'runtime'" }),
           pydantic('greater_than_equal', ['body', 'first_line'], 'Input should be greater than or equal to 0', -1, { ge: 0 }),
           pydantic('missing', ['body', 'lines', 0, 'message'], 'Field required', { level: 'info' }),
         ],

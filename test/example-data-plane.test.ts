@@ -93,6 +93,10 @@ describe('npm run example:data-plane', () => {
       expect(logs.status).toBe(200);
       expect(logs.json.logs.map((line: { line: number }) => line.line)).toEqual([0, 1, 2, 3, 4]);
       expect(logs.json.logs.every((line: { message: string }) => line.message.startsWith('[simulator] '))).toBe(true);
+      // The running service's log, as the CLI's `deploy logs` reads it (newest first), and with a level.
+      const runtime = await call('POST', `/v1/projects/${id}/deploy_logs`, { body: { limit: 100, order: 'desc' } });
+      expect(runtime.json.logs.map((line: { level: string; line: number }) => `${line.line} ${line.level}`)).toEqual(['2 WARNING', '1 DEBUG', '0 INFO']);
+      expect((await call('POST', `/v1/projects/${id}/deploy_logs`, { body: { level: 'WARNING' } })).json.logs).toHaveLength(1);
       // And whoever reads the revision over GraphQL is told it was simulated.
       const read = await fixture.app.graphql('query ($id: ID!, $r: ID!) { deployment(id: $id) { revision(id: $r) { status statusMessage } } }',
         { 'x-api-key': fixture.keys.writer }, { id, r: revisionId });

@@ -106,6 +106,27 @@ describe('query limits', () => {
     await expectRefused(dev, `{ tenant { ${names} } }`, /Token limit/);
   });
 
+  it('refuses a document nested deeper than the limit before the parser recurses (a literal 5,000 levels deep was a 500)', async () => {
+    // graphql-js parses a value literal recursively: within the token limit, about 1,300 nested objects overflowed the stack.
+    const literal = (open: string, close: string, levels: number) => `${open.repeat(levels)}1${close.repeat(levels)}`;
+    for (const value of [literal('{a:', '}', 5000), literal('[', ']', 5000), literal('{a:', '}', 1300), literal('[', ']', GRAPHQL_LIMITS.maxNesting)]) {
+      const document = `mutation { createDeployment(input: {name: "deep", source: EXTERNAL_DOCKER, sourceConfig: {resourceSpec: {volumes: [{name: "v", configMap: ${value}}]}}}) { __typename } }`;
+      await expectRefused(dev, document, new RegExp(`Nesting limit of ${GRAPHQL_LIMITS.maxNesting} exceeded`));
+    }
+  });
+
+  it('parses a free-form literal within the nesting limit, whose own depth the mutation then refuses (InvalidInputError)', async () => {
+    const writer = await issueKey(db.orm.em, [ACME], false, true);
+    const configMap = `${'{a:'.repeat(40)}1${'}'.repeat(40)}`;
+    const { status, body } = await dev.graphql(`mutation { createDeployment(input: {name: "deep", source: EXTERNAL_DOCKER, sourceConfig: {resourceSpec: {volumes: [{name: "v", configMap: ${configMap}}]}}}) {
+      __typename ... on InvalidInputError { problems { restLocation message } } } }`, { 'x-api-key': writer });
+    expect({ status, errors: body.errors }).toEqual({ status: 200, errors: undefined });
+    expect(body.data.createDeployment).toEqual({
+      __typename: 'InvalidInputError',
+      problems: [{ restLocation: ['source_config', 'resource_spec', 'volumes', '0', 'configMap'], message: 'Value error, must not be nested more than 32 levels deep' }],
+    });
+  });
+
   it('lets the fullest legitimate page through (every field reachable from 100 deployments)', async () => {
     const { body } = await dev.graphql(`{ deployments(limit: 100) { offset hasNextPage totalCount resources ${everything} } }`, auth());
     expect(body.errors).toBeUndefined();

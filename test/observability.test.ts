@@ -4,7 +4,7 @@
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessLog, createLogger } from '../src/observability/logger.ts';
+import { accessLog, createLogger, yogaLogger } from '../src/observability/logger.ts';
 import { Metrics } from '../src/observability/metrics.ts';
 import { startApp, type RunningApp } from './support/app-server.ts';
 import { ACME, importFixture, issueKey, newCipher } from './support/fixtures.ts';
@@ -137,6 +137,62 @@ describe('secrets stay out of the logs', () => {
     expect(all).not.toContain(key); // ...but no key, not even inside the logged query string
     expect(all).not.toContain(key.slice(4));
     for (const value of SECRET_VALUES) expect(all).not.toContain(value);
+  });
+
+  it('redacts a header map, an API key or a secret value that a log line is given', () => {
+    // Nothing the service logs today carries these (a test above searches its whole log); the redaction is what
+    // still holds when a future line passes along a request's headers, or an error that carries a key or a value.
+    const written: string[] = [];
+    const logger = createLogger('info', into(written));
+    const [apiKey, secretValue] = [`dmg_${'k'.repeat(32)}`, 'sk_live_in_a_log_call_3Rv'];
+    const headers = { 'x-api-key': apiKey, authorization: `Bearer ${apiKey}`, cookie: `session=${apiKey}`, 'user-agent': 'legacy-cli/2.1' };
+    logger.warn({ headers }, 'refused');
+    logger.error({ req: { method: 'PATCH', url: '/v2/deployments/1', headers } }, 'failed');
+    // Yoga's logger (what the service logs an unexpected error through): an error carrying a key and a value.
+    yogaLogger(logger).error(Object.assign(new Error('write failed'), { apiKey, secretValue }));
+    logger.info({ apiKey, secretValue, input: { name: 'STRIPE_KEY', secretValue } }, 'seen');
+    const all = written.join('');
+    expect(all).not.toContain(apiKey);
+    expect(all).not.toContain(secretValue);
+    // Only those: the rest of each line is there.
+    expect(written.map((line) => JSON.parse(line))).toMatchObject([
+      { headers: { 'x-api-key': '[redacted]', authorization: '[redacted]', cookie: '[redacted]', 'user-agent': 'legacy-cli/2.1' } },
+      { req: { method: 'PATCH', headers: { authorization: '[redacted]', 'user-agent': 'legacy-cli/2.1' } } },
+      { err: { message: 'write failed', apiKey: '[redacted]', secretValue: '[redacted]' } },
+      { apiKey: '[redacted]', input: { name: 'STRIPE_KEY', secretValue: '[redacted]' } },
+    ]);
+  });
+
+  it('logs of a query string only what names the request: no variables, no document, no unknown parameter\'s value', async () => {
+    // Values a client sent in URLs: a secret in the variables of a mutation sent by GET (refused, 405), another
+    // as a literal in a mutation's text, a filter's literal in a query's text (served), a value of a parameter
+    // no route declares. Each is the same text percent-encoded.
+    const [inVariables, inMutation, inQuery, inUnknown] = ['sk_live_by_get_5Tq', 'sk_live_literal_8Wn', 'literal_filter_2Hb', 'unknown_value_4Kd'];
+    const byGet = async (parameters: Record<string, string>, requestId: string, status: number) => {
+      const response = await fetch(`${app.url}/graphql?${new URLSearchParams(parameters)}`, { headers: { 'x-api-key': key, 'x-request-id': requestId, accept: 'application/json' } });
+      expect(response.status).toBe(status);
+      return (await waitForLine(requestId))?.path;
+    };
+    const variables = JSON.stringify({ input: { id: '00000000-0000-4000-8000-000000000001', secrets: [{ name: 'STRIPE_KEY', value: inVariables }] } });
+    expect(await byGet({
+      query: 'mutation SetSecret($input: UpdateDeploymentInput!) { updateDeployment(input: $input) { __typename } }', variables, operationName: 'SetSecret',
+    }, 'get-mutation', 405)).toBe('/graphql?query=[redacted]&variables=[redacted]&operationName=SetSecret');
+    expect(await byGet({
+      query: `mutation SetInline { updateDeployment(input: { id: "00000000-0000-4000-8000-000000000001", secrets: [{ name: "K", value: "${inMutation}" }] }) { __typename } }`,
+      extensions: '{}',
+    }, 'get-literal', 405)).toBe('/graphql?query=[redacted]&extensions=[redacted]');
+    expect(await byGet({ query: `query ByName { deployments(filter: { nameContains: "${inQuery}" }) { resources { name } } }`, operationName: 'ByName' }, 'get-query', 200))
+      .toBe('/graphql?query=[redacted]&operationName=ByName');
+    expect(await requestLine('get-query')).toMatchObject({ operation: 'ByName' });
+    // REST: the parameters the route declares are the request's filters and page, and are kept; another's value is not.
+    const rest = await fetch(`${app.url}/v2/deployments?limit=1&debug=${inUnknown}&name_contains=api&status`, { headers: { 'x-api-key': key, 'x-request-id': 'rest-unknown' } });
+    expect(rest.status).toBe(200);
+    expect((await waitForLine('rest-unknown'))?.path).toBe('/v2/deployments?limit=1&debug=[redacted]&name_contains=api&status');
+    // A path no route serves declares nothing: every value is left out.
+    await fetch(`${app.url}/v2/nowhere?q=${inUnknown}`, { headers: { 'x-request-id': 'rest-nowhere' } });
+    expect((await waitForLine('rest-nowhere'))?.path).toBe('/v2/nowhere?q=[redacted]');
+    const all = lines.join('\n');
+    for (const value of [inVariables, inMutation, inQuery, inUnknown]) expect(all).not.toContain(value);
   });
 });
 

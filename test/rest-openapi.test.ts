@@ -45,8 +45,9 @@ describe('REST OpenAPI document', () => {
       const writes: Record<string, string[]> = {
         [DEPLOYMENTS]: ['delete', 'get', 'post'], [DEPLOYMENT]: ['delete', 'get', 'patch'],
         [`${REVISION}/redeploy`]: ['post'], [`${DEPLOYMENT}/push-token`]: ['post'], [`${DEPLOYMENT}/upload-url`]: ['post'],
-        // The CLI's build logs (a read, though a POST), and the data planes' routes (ours).
+        // The CLI's build and deploy logs (reads, though POSTs), and the data planes' routes (ours).
         '/v1/projects/{deployment_id}/revisions/{revision_id}/build_logs': ['post'],
+        '/v1/projects/{deployment_id}/deploy_logs': ['post'], '/v1/projects/{deployment_id}/revisions/{revision_id}/deploy_logs': ['post'],
         '/v2/data-plane/claims': ['post'], '/v2/data-plane/revisions/{revision_id}/status': ['post'],
         '/v2/data-plane/revisions/{revision_id}/logs': ['post'], '/v2/data-plane/deployments/{deployment_id}/status': ['post'],
       };

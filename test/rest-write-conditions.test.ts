@@ -89,6 +89,49 @@ describe('bodies the original\'s models refuse: 422 as FastAPI answers', () => {
   });
 });
 
+describe('text and JSON the database cannot hold: 422 naming the value, never a 5xx (issue 50)', () => {
+  const NUL = 'must not contain NUL characters';
+  const SURROGATE = 'must not contain unpaired surrogates (U+D800 to U+DFFF)';
+  const refused = (loc: (string | number)[], input: unknown, error: string) => ({ detail: [pydantic('value_error', ['body', ...loc], `Value error, ${error}`, input, { error })] });
+  const external = (extra: Record<string, unknown>) => ({ name: 'unstorable', source: 'external_docker', source_config: {}, source_revision_config: {}, secrets: [], ...extra });
+  const nested = (levels: number) => JSON.parse(`${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`);
+
+  it.each([
+    ['a secret\'s name (was 503, "the database cannot be reached")', { secrets: [{ name: 'API\u0000TOKEN', value: 'x' }] }, ['secrets', 0, 'name'], 'API\u0000TOKEN', NUL],
+    ['a secret reference (was 503)', { secret_references: [{ name: 'R', secret_name: 'mail\u0000', secret_key: 'k' }] }, ['secret_references', 0, 'secret_name'], 'mail\u0000', NUL],
+    ['image_uri (was 500)', { source_revision_config: { image_uri: 'nginx\u0000' } }, ['source_revision_config', 'image_uri'], 'nginx\u0000', NUL],
+    ['install_command (was 500)', { source_config: { install_command: 'npm ci\u0000' } }, ['source_config', 'install_command'], 'npm ci\u0000', NUL],
+    ['custom_url (was 500)', { source_config: { custom_url: 'https://a\u0000.example' } }, ['source_config', 'custom_url'], 'https://a\u0000.example', NUL],
+    ['a label (was 500)', { source_config: { resource_spec: { labels: { team: 'a\u0000' } } } }, ['source_config', 'resource_spec', 'labels', 'team'], 'a\u0000', NUL],
+    ['a volume (was 500)', { source_config: { resource_spec: { volumes: [{ name: 'v', configMap: { name: 'c\u0000' } }] } } }, ['source_config', 'resource_spec', 'volumes', 0, 'configMap', 'name'], 'c\u0000', NUL],
+    ['an unpaired surrogate in a secret\'s name (was stored as U+FFFD, its value then unreadable)', { secrets: [{ name: 'KEY\ud800', value: 'x' }] }, ['secrets', 0, 'name'], 'KEY\ud800', SURROGATE],
+    ['an unpaired surrogate in a label (was 500)', { source_config: { resource_spec: { labels: { team: '\udc00' } } } }, ['source_config', 'resource_spec', 'labels', 'team'], '\udc00', SURROGATE],
+  ])('%s', async (_name, extra, loc, input, error) => {
+    const before = await deploymentCount();
+    const answer = await call('POST', '/v2/deployments', { body: external(extra) });
+    expect(answer.headers.get('retry-after')).toBeNull();
+    expectJsonText(answer, 422, refused(loc, input, error));
+    expect(await deploymentCount()).toBe(before);
+    expectJsonText(await call('PATCH', `/v2/deployments/${ACME_DEPLOYMENT}`, { body: extra }), 422, refused(loc, input, error));
+  });
+
+  it('a free-form value nested 4,500 levels deep (was 500, "Maximum call stack size exceeded"), or 4,000 (was stored)', async () => {
+    for (const levels of [4500, 4000, 33]) {
+      const body = external({ source_config: { resource_spec: { volumes: [{ name: 'v', configMap: nested(levels) }] } } });
+      expectJsonText(await call('POST', '/v2/deployments', { body }), 422,
+        refused(['source_config', 'resource_spec', 'volumes', 0, 'configMap'], null, 'must not be nested more than 32 levels deep'));
+    }
+    const answer = await call('POST', '/v2/deployments', { body: external({ source_config: { resource_spec: { volumes: [{ name: 'v', configMap: nested(32) }] } } }) });
+    expect(answer.status, answer.text.slice(0, 300)).toBe(201);
+  });
+
+  it('a free-form value of more than 64 KiB as JSON', async () => {
+    const body = external({ source_config: { resource_spec: { volumes: [{ name: 'v', configMap: { data: { big: 'x'.repeat(65_536) } } }] } } });
+    expectJsonText(await call('POST', '/v2/deployments', { body }), 422,
+      refused(['source_config', 'resource_spec', 'volumes', 0, 'configMap'], null, 'must not take more than 65536 bytes as JSON'));
+  });
+});
+
 describe('a key that may not write', () => {
   const readOnly = () => fixture.keys.reader;
   it.each([

@@ -8,6 +8,7 @@ import { ACME, GLOBEX, newCipher } from './support/fixtures.ts';
 import { importExtra, newerAcmeDeployments } from './support/graphql-expect.ts';
 import { deploymentRecord } from './support/live-data.ts';
 import { restCaller, TIMESTAMP, UUID } from './support/write-calls.ts';
+import { MAX_LOG_LINE_CHARS } from '../src/modules/revisions/lifecycle/data-plane-writer.ts';
 
 // A deployment imported with a revision in progress: the original's data plane was building it, none here is.
 const IMPORTED_BUILDING = 'bbbbbbbb-0000-4000-8000-000000000043';
@@ -106,7 +107,7 @@ describe('the state machine', () => {
     await report(revisionId, leaseId, 'DEPLOY_FAILED', fixture.keys.plane, 'readiness probe failed');
     const revived = await report(revisionId, leaseId, 'DEPLOYED');
     expect(revived.status).toBe(409);
-    expect(revived.json.detail).toBe(`Revision ${revisionId} cannot go from DEPLOY_FAILED to DEPLOYED.`);
+    expect(revived.json.detail).toBe(`Revision ${revisionId} has ended (DEPLOY_FAILED): it cannot go to DEPLOYED.`);
     // A failed revision leaves the active one alone.
     expect((await call('GET', `/v2/deployments/${id}`)).json.active_revision_id).toBeNull();
   });
@@ -214,21 +215,53 @@ describe('who may', () => {
   });
 });
 
-describe('text and times PostgreSQL cannot store', () => {
-  it('stores a NUL character of a build\'s output, a message or a URL as U+FFFD, never answering 500 or 503', async () => {
+describe('text and times PostgreSQL cannot store (docs/decisions.md#text-and-json-the-database-can-hold)', () => {
+  const NUL = 'must not contain NUL characters';
+  const SURROGATE = 'must not contain unpaired surrogates (U+D800 to U+DFFF)';
+  const valueError = (loc: (string | number)[], input: string, error: string) => ({ type: 'value_error', loc: ['body', ...loc], msg: `Value error, ${error}`, input, ctx: { error } });
+  const graphqlRefusal = async (document: string, input: Record<string, unknown>) =>
+    (await fixture.app.graphql(document, { 'x-api-key': fixture.keys.plane }, { input })).body.errors?.[0];
+
+  it('refuses a NUL character or an unpaired surrogate in a log line, a level, a message, a URL or an image version on both doors (422, BAD_USER_INPUT), storing nothing', async () => {
     const { id, revisionId } = await queuedDeployment();
     const leaseId = await claim(revisionId);
     const append = await call('POST', `/v2/data-plane/revisions/${revisionId}/logs`, {
-      key: fixture.keys.plane, body: { lease_id: leaseId, phase: 'build', first_line: 0, lines: [{ message: 'binary\u0000output', level: 'in\u0000fo' }] },
+      key: fixture.keys.plane, body: { lease_id: leaseId, phase: 'build', first_line: 0, lines: [{ message: 'ok' }, { message: 'binary\u0000output', level: 'in\ud800fo' }] },
+    });
+    expect(append.status, append.text).toBe(422);
+    expect(append.json.detail).toEqual([valueError(['lines', 1, 'message'], 'binary\u0000output', NUL), valueError(['lines', 1, 'level'], 'in\ud800fo', SURROGATE)]);
+    const failed = await report(revisionId, leaseId, 'BUILD_FAILED', fixture.keys.plane, 'exit\u0000code 1');
+    expect(failed.status, failed.text).toBe(422);
+    expect(failed.json.detail).toEqual([valueError(['message'], 'exit\u0000code 1', NUL)]);
+    const url = await call('POST', `/v2/data-plane/deployments/${id}/status`, { key: fixture.keys.plane, body: { custom_url: 'https://x\u0000y.example', image_version: '\udc00' } });
+    expect(url.status, url.text).toBe(422);
+    expect(url.json.detail).toEqual([valueError(['custom_url'], 'https://x\u0000y.example', NUL), valueError(['image_version'], '\udc00', SURROGATE)]);
+
+    const lines = await graphqlRefusal('mutation($input: AppendRevisionLogsInput!) { appendRevisionLogs(input: $input) { __typename } }',
+      { revisionId, leaseId, phase: 'BUILD', firstLine: 0, lines: [{ message: 'ok' }, { message: 'ok', level: 'in\u0000fo' }] });
+    expect(lines).toMatchObject({ message: `Invalid argument "input.lines[1].level": ${NUL}.`, extensions: { code: 'BAD_USER_INPUT', argument: 'input.lines[1].level' } });
+    const message = await graphqlRefusal('mutation($input: ReportRevisionStatusInput!) { reportRevisionStatus(input: $input) { __typename } }',
+      { revisionId, leaseId, status: 'BUILD_FAILED', message: 'exit\ud800' });
+    expect(message).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', argument: 'input.message' } });
+    const version = await graphqlRefusal('mutation($input: ReportDeploymentStatusInput!) { reportDeploymentStatus(input: $input) { __typename } }',
+      { deploymentId: id, customUrl: 'https://ok.example', imageVersion: '1.0\u0000' });
+    expect(version).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', argument: 'input.imageVersion' } });
+
+    expect((await call('POST', `/v1/projects/${id}/revisions/${revisionId}/build_logs`, { key: fixture.keys.reader, body: {} })).json.logs).toEqual([]);
+    expect(await revisionStatus(id, revisionId)).toBe('AWAITING_BUILD');
+    expect((await call('GET', `/v2/deployments/${id}`, { key: fixture.keys.reader })).json.source_config.custom_url).toBeNull();
+  });
+
+  it('cuts a line too long before a surrogate pair, not inside it', async () => {
+    const { id, revisionId } = await queuedDeployment();
+    const leaseId = await claim(revisionId);
+    const long = `${'a'.repeat(MAX_LOG_LINE_CHARS - 1)}\u{1F600}tail`;
+    const append = await call('POST', `/v2/data-plane/revisions/${revisionId}/logs`, {
+      key: fixture.keys.plane, body: { lease_id: leaseId, phase: 'build', first_line: 0, lines: [{ message: long }] },
     });
     expect(append.status, append.text).toBe(200);
-    const failed = await report(revisionId, leaseId, 'BUILD_FAILED', fixture.keys.plane, 'exit\u0000code 1');
-    expect(failed.status, failed.text).toBe(200);
-    const url = await call('POST', `/v2/data-plane/deployments/${id}/status`, { key: fixture.keys.plane, body: { custom_url: 'https://x\u0000y.example' } });
-    expect(url.status, url.text).toBe(200);
-    const logs = await call('POST', `/v1/projects/${id}/revisions/${revisionId}/build_logs`, { key: fixture.keys.reader, body: {} });
-    expect(logs.json.logs).toMatchObject([{ message: 'binary\uFFFDoutput', level: 'in\uFFFDfo' }]);
-    expect((await call('GET', `/v2/deployments/${id}`, { key: fixture.keys.reader })).json.source_config.custom_url).toBe('https://x\uFFFDy.example');
+    const [line] = (await call('POST', `/v1/projects/${id}/revisions/${revisionId}/build_logs`, { key: fixture.keys.reader, body: {} })).json.logs;
+    expect(line.message).toBe(`${'a'.repeat(MAX_LOG_LINE_CHARS - 1)}… [cut]`);
   });
 
   it('refuses a log line\'s time outside the years 1 to 9999 on both doors (422, BAD_USER_INPUT), storing nothing', async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importDocument } from '../src/import/importer.ts';
 import { SecretSchema } from '../src/modules/deployments/secret.entity.ts';
 import { SecretCipher, SecretDecryptionError } from '../src/modules/secrets/secret-cipher.ts';
+import { everythingStored as everythingStoredIn } from './support/stored-text.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
 import { ACME_DEPLOYMENT as CHECKOUT, GLOBEX_DEPLOYMENT as OTHER, fixtureText } from './support/fixtures.ts';
 
@@ -42,19 +43,9 @@ describe('secrets at rest', () => {
 
   /** Every row of every table in the public schema as text, and every bytea column as escaped text. */
   async function everythingStored(): Promise<string> {
-    const tables = await db.query<{ table_name: string }>(
-      `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`);
-    const byteaColumns = await db.query<{ table_name: string; column_name: string }>(
-      `select table_name, column_name from information_schema.columns where table_schema = 'public' and data_type = 'bytea'`);
+    const { text, byteaColumns } = await everythingStoredIn(db.query);
     expect(byteaColumns).toContainEqual({ table_name: 'secret', column_name: 'value_ciphertext' });
-    const parts: string[] = [];
-    for (const { table_name: table } of tables) {
-      parts.push(...(await db.query<{ row: string }>(`select t::text as row from "${table}" t`)).map((r) => r.row));
-    }
-    for (const { table_name: table, column_name: column } of byteaColumns) {
-      parts.push(...(await db.query<{ text: string }>(`select encode("${column}", 'escape') as text from "${table}"`)).map((r) => r.text));
-    }
-    return parts.join('\n');
+    return text;
   }
 
   it('stores no secret value in plaintext, in any column of any table', async () => {

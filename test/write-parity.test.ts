@@ -93,17 +93,21 @@ describe('one write, either door', () => {
     expect(await comparable(viaGraphql)).toEqual(patched);
   });
 
+  const deep = (levels: number) => JSON.parse(`${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`);
+  const volume = (configMap: unknown) => ({ name: 'data', configMap });
   it.each([
-    ['a value out of its range', ['source_config', 'resource_spec', 'cpu']],
-    ['a rule broken (a secret name twice)', ['secrets', 1, 'name']],
-  ])('refuses %s with the same problem on both doors (REST 422 item = InvalidInputError problem)', async (_, loc) => {
+    ['a value out of its range', ['source_config', 'resource_spec', 'cpu'], (rest: any, input: any) => { rest.source_config.resource_spec.cpu = input.sourceConfig.resourceSpec.cpu = 9; }],
+    ['a rule broken (a secret name twice)', ['secrets', 1, 'name'], (rest: any, input: any) => { rest.secrets = input.secrets = [{ name: 'A', value: '1' }, { name: 'A', value: '2' }]; }],
+    ['a NUL character in a secret\'s name', ['secrets', 0, 'name'], (rest: any, input: any) => { rest.secrets = input.secrets = [{ name: 'A\u0000', value: '1' }]; }],
+    ['an unpaired surrogate in a label', ['source_config', 'resource_spec', 'labels', 'team'], (rest: any, input: any) => { rest.source_config.resource_spec.labels = input.sourceConfig.resourceSpec.labels = { team: 'a\ud800' }; }],
+    ['a NUL character in a key inside a volume', ['source_config', 'resource_spec', 'volumes', 0, 'configMap', 'items\u0000', '[key]'],
+      (rest: any, input: any) => { rest.source_config.resource_spec.volumes = input.sourceConfig.resourceSpec.volumes = [volume({ 'items\u0000': [] })]; }],
+    ['a volume nested 4,500 levels deep', ['source_config', 'resource_spec', 'volumes', 0, 'configMap'],
+      (rest: any, input: any) => { rest.source_config.resource_spec.volumes = input.sourceConfig.resourceSpec.volumes = [volume(deep(4500))]; }],
+  ])('refuses %s with the same problem on both doors (REST 422 item = InvalidInputError problem)', async (_, loc, spoil) => {
     const rest = restCreate('parity-invalid');
     const input = graphqlCreate('parity-invalid');
-    if (loc[0] === 'secrets') {
-      rest.secrets = input.secrets = [{ name: 'A', value: '1' }, { name: 'A', value: '2' }];
-    } else {
-      rest.source_config.resource_spec.cpu = input.sourceConfig.resourceSpec.cpu = 9;
-    }
+    spoil(rest, input);
     const answer = await call('POST', '/v2/deployments', { body: rest });
     expect(answer.status).toBe(422);
     expect(answer.json.detail.map((item: { loc: unknown[] }) => item.loc)).toEqual([['body', ...loc]]);

@@ -4,6 +4,7 @@
 // expected outcome was written from the spec and pydantic's conversion table, and checked, while the tests
 // were written, against pydantic 2.13 / pydantic-core 2.46 models declared as the spec describes. The tests
 // themselves never run Python.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateCreateRequest, validatePatchRequest } from '../src/modules/deployments/writes/validate-write-request.ts';
 import { jsonSchemaOf, writeRequestSchemas, DeploymentPatchRequest } from '../src/modules/deployments/writes/write-request-schema.ts';
@@ -214,6 +215,120 @@ describe('several errors at once', () => {
       expect(errorsOf(result)).toEqual([modelType([], body)]);
       expect(inBody(result.ok ? [] : result.errors)).toEqual([modelType(['body'], body)]);
     }
+  });
+});
+
+describe('text and JSON the database can hold (docs/decisions.md#text-and-json-the-database-can-hold)', () => {
+  const NUL = 'must not contain NUL characters';
+  const SURROGATE = 'must not contain unpaired surrogates (U+D800 to U+DFFF)';
+  const valueError = (loc: Loc, input: unknown, problem: string) => error('value_error', loc, `Value error, ${problem}`, input, { error: problem });
+  /** `levels` objects inside one another, the innermost holding `leaf`. */
+  const nested = (levels: number, leaf: unknown = 'x'): Record<string, unknown> => {
+    let value = { key: leaf } as Record<string, unknown>;
+    for (let level = 1; level < levels; level++) value = { key: value };
+    return value;
+  };
+
+  it('refuses a NUL character or an unpaired surrogate in every string a body takes, each at its place', () => {
+    const body = {
+      name: 'a\u0000', source: 'external_docker',
+      source_config: {
+        custom_url: 'https://x\u0000.example', install_command: 'npm ci\u0000', listener_config: { k8s_namespace: 'ns\ud800' },
+        resource_spec: {
+          labels: { team: 'a\udc00b' }, service_account_name: '\u0000', image_pull_secrets: [{ name: 'r\u0000' }],
+          volumes: [{ name: 'v\u0000', configMap: { name: 'cm', items: [{ key: 'k', path: 'p\u0000' }] } }],
+          sidecars: [{ name: 'c', image: 'i\u0000', command: ['sh', '-c\ud83d'], env: [{ name: 'A', value: '\u0000' }] }],
+        },
+      },
+      source_revision_config: { image_uri: 'nginx\u0000' },
+      secrets: [{ name: 'API_\u0000TOKEN', value: 'x' }, { name: 'B', value: 's3cret\u0000' }],
+      secret_references: [{ name: 'R', secret_name: 'mail\ud800', secret_key: 'k' }],
+    };
+    expect(errorsOf(validateCreateRequest(body))).toEqual([
+      valueError(['name'], 'a\u0000', NUL),
+      valueError(['source_config', 'custom_url'], 'https://x\u0000.example', NUL),
+      valueError([...SPEC, 'labels', 'team'], 'a\udc00b', SURROGATE),
+      valueError([...SPEC, 'service_account_name'], '\u0000', NUL),
+      valueError([...SPEC, 'image_pull_secrets', 0, 'name'], 'r\u0000', NUL),
+      valueError([...SPEC, 'volumes', 0, 'name'], 'v\u0000', NUL),
+      valueError([...SPEC, 'volumes', 0, 'configMap', 'items', 0, 'path'], 'p\u0000', NUL),
+      valueError([...SPEC, 'sidecars', 0, 'image'], 'i\u0000', NUL),
+      valueError([...SPEC, 'sidecars', 0, 'command', 1], '-c\ud83d', SURROGATE),
+      valueError([...SPEC, 'sidecars', 0, 'env', 0, 'value'], '\u0000', NUL),
+      valueError(['source_config', 'listener_config', 'k8s_namespace'], 'ns\ud800', SURROGATE),
+      valueError(['source_config', 'install_command'], 'npm ci\u0000', NUL),
+      valueError(['source_revision_config', 'image_uri'], 'nginx\u0000', NUL),
+      valueError(['secrets', 0, 'name'], 'API_\u0000TOKEN', NUL),
+      valueError(['secrets', 1, 'value'], 's3cret\u0000', NUL),
+      valueError(['secret_references', 0, 'secret_name'], 'mail\ud800', SURROGATE),
+    ]);
+  });
+
+  it('refuses such a key of a string map or a free-form object at `[key]` after it, as pydantic places key errors', () => {
+    const spec = { labels: { 'te\u0000am': 'a' }, volumes: [{ csi: { driver: 'd', volumeAttributes: { '\udfff': 'x' } } }] };
+    expect(errorsOf(validatePatchRequest({ source_config: { resource_spec: spec } }))).toEqual([
+      valueError([...SPEC, 'labels', 'te\u0000am', '[key]'], 'te\u0000am', NUL),
+      valueError([...SPEC, 'volumes', 0, 'csi', 'volumeAttributes', '\udfff', '[key]'], '\udfff', SURROGATE),
+    ]);
+  });
+
+  it('takes any other character: other controls, a paired surrogate (an emoji), U+FFFF, U+2028', () => {
+    const text = 'a\u0001\u001f\ud83d\ude00\uffff\u2028\u00e9';
+    const body = { ...cliCreate(), secrets: [{ name: text, value: text }], source_config: { resource_spec: { labels: { [text]: text }, volumes: [{ secret: { [text]: [text] } }] } } };
+    expect(validateCreateRequest(body)).toEqual({ ok: true, value: body });
+  });
+
+  it('takes a free-form object nested 32 levels deep, refuses one of 33 with one problem at the field, input not echoed', () => {
+    const volume = (configMap: unknown) => ({ source_config: { resource_spec: { volumes: [{ name: 'v', configMap }] } } });
+    expect(validatePatchRequest(volume(nested(32))).ok).toBe(true);
+    expect(errorsOf(validatePatchRequest(volume(nested(33))))).toEqual([
+      valueError([...SPEC, 'volumes', 0, 'configMap'], null, 'must not be nested more than 32 levels deep'),
+    ]);
+    // Lists count as levels too; what lies deeper (a NUL here) is not looked at.
+    const lists = { key: JSON.parse(`${'['.repeat(32)}"\\u0000"${']'.repeat(32)}`) };
+    expect(errorsOf(validatePatchRequest(volume(lists)))).toEqual([
+      valueError([...SPEC, 'volumes', 0, 'configMap'], null, 'must not be nested more than 32 levels deep'),
+    ]);
+  });
+
+  it('refuses a free-form object nested 100,000 levels deep (inside the body limit as JSON) without overflowing the stack', () => {
+    const deep = JSON.parse(`{"securityContext":{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`);
+    const body = { source_config: { resource_spec: { sidecars: [{ name: 'c', image: 'i', ...deep }] } } };
+    expect(errorsOf(validatePatchRequest(body))).toEqual([
+      valueError([...SPEC, 'sidecars', 0, 'securityContext'], null, 'must not be nested more than 32 levels deep'),
+    ]);
+  });
+
+  it('takes a free-form object of 65,536 bytes as JSON (UTF-8), refuses one of 65,537 at the field', () => {
+    // {"data":"…"} is 11 bytes besides the text; é is two bytes of UTF-8.
+    const sized = (bytes: number) => ({ data: `${'é'.repeat(1000)}${'x'.repeat(bytes - 11 - 2000)}` });
+    expect(Buffer.byteLength(JSON.stringify(sized(65_536)))).toBe(65_536);
+    const env = (valueFrom: unknown) => ({ source_config: { resource_spec: { init_containers: [{ name: 'c', image: 'i', env: [{ name: 'A', valueFrom }] }] } } });
+    expect(validatePatchRequest(env(sized(65_536))).ok).toBe(true);
+    expect(errorsOf(validatePatchRequest(env(sized(65_537))))).toEqual([
+      valueError([...SPEC, 'init_containers', 0, 'env', 0, 'valueFrom'], null, 'must not take more than 65536 bytes as JSON'),
+    ]);
+  });
+
+  it('any JSON in any free-form field: never a throw, every problem inside that field', () => {
+    const places: Array<[Loc, (value: unknown) => Record<string, unknown>]> = [
+      [[...SPEC, 'volumes', 0, 'projected'], (value) => ({ volumes: [{ projected: value }] })],
+      [[...SPEC, 'sidecars', 0, 'envFrom', 0], (value) => ({ sidecars: [{ name: 'c', image: 'i', envFrom: [value] }] })],
+      [[...SPEC, 'init_containers', 0, 'securityContext'], (value) => ({ init_containers: [{ name: 'c', image: 'i', securityContext: value }] })],
+    ];
+    const text = fc.string({ unit: fc.constantFrom('a', '\u0000', '\ud800', '\udc00', '\ud83d\ude00', 'é'), maxLength: 4 });
+    const json = fc.letrec<{ value: unknown }>((tie) => ({
+      value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, text, fc.integer(), fc.constant(null), fc.array(tie('value'), { maxLength: 3 }),
+        fc.dictionary(text, tie('value'), { maxKeys: 3 })),
+    })).value;
+    fc.assert(fc.property(fc.constantFrom(...places), fc.dictionary(text, json, { maxKeys: 4 }), ([loc, place], value) => {
+      const result = validatePatchRequest({ source_config: { resource_spec: place(value) } });
+      const strings: string[] = [];
+      JSON.stringify(value, (key, item) => { strings.push(key); if (typeof item === 'string') strings.push(item); return item; });
+      const unstorable = strings.some((s) => s.includes('\u0000') || !s.isWellFormed());
+      expect(result.ok).toBe(!unstorable);
+      for (const problem of result.ok ? [] : result.errors) expect(problem.loc.slice(0, loc.length)).toEqual(loc);
+    }), { numRuns: 500 });
   });
 });
 

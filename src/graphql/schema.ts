@@ -14,6 +14,7 @@ import '../modules/deployments/writes/deployment-mutations.graphql.ts';
 import '../modules/revisions/lifecycle/revision-logs.graphql.ts';
 import '../modules/revisions/lifecycle/data-plane-mutations.graphql.ts';
 import '../modules/revisions/lifecycle/revision-updated.graphql.ts';
+import '../modules/revisions/lifecycle/revision-log-lines.graphql.ts';
 import '../modules/storage/source-archive.graphql.ts';
 
 export const schema = builder.toSchema();

@@ -5,6 +5,7 @@
 // response is done, writes the access log line and the HTTP metrics.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { accessLog, type Logger } from '../observability/logger.ts';
+import { GRAPHQL_NAMING_PARAMETERS, loggablePath } from '../observability/loggable-path.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { requestIdFrom, runInRequestScope, type RequestScope } from '../observability/request-scope.ts';
 import type { InFlightRequests } from './in-flight-requests.ts';
@@ -103,23 +104,6 @@ function tooLarge(res: ServerResponse, limit: number, graphql: boolean): void {
   res.end(JSON.stringify(body));
 }
 
-// Query parameters that look like credentials (a client putting its key in the URL by mistake, the signature
-// of an object URL, which is its permission) are not logged.
-const CREDENTIAL_PARAMETER = /^(api[-_]?key|key|token|access[-_]?token|password|secret|authorization|signature)$/i;
-
-function loggablePath(url: string | undefined): string | undefined {
-  if (!url?.includes('?')) return url;
-  const [path, query] = [url.slice(0, url.indexOf('?')), new URLSearchParams(url.slice(url.indexOf('?') + 1))];
-  let redacted = false;
-  for (const name of new Set(query.keys())) {
-    if (CREDENTIAL_PARAMETER.test(name)) {
-      query.set(name, '[redacted]');
-      redacted = true;
-    }
-  }
-  return redacted ? `${path}?${query.toString()}` : url;
-}
-
 /** The answer, written with the other answers of this turn: one wake-up of the clients for all of them. */
 function writeAnswer(res: ServerResponse, { status, statusText, headers, body }: Answer): Promise<void> {
   return writeAtEndOfTurn(() => {
@@ -132,6 +116,7 @@ function writeAnswer(res: ServerResponse, { status, statusText, headers, body }:
 export function createRequestHandler(options: RequestHandlerOptions): NodeListener {
   const { yoga, logger, metrics, maxBodyBytes, graphqlEndpoint, inFlight, tracing, runner } = options;
   const logRequest = accessLog(logger);
+  const graphqlByGet = `${graphqlEndpoint}?`;
   return (req, res) => {
     const scope: RequestScope = { requestId: requestIdFrom(req.headers['x-request-id']), clientAddress: req.socket.remoteAddress };
     const started = performance.now();
@@ -160,8 +145,11 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
       metrics.httpRequests.inc({ route, method, status: String(res.statusCode) });
       if (res.statusCode === 429) metrics.rateLimited.inc();
       metrics.httpDuration.observe({ route, method }, seconds);
+      // Of a query string, only what names the request: a GraphQL request's operation and document id, a REST
+      // route's declared parameters (observability/loggable-path.ts).
+      const shown = req.url?.startsWith(graphqlByGet) ? GRAPHQL_NAMING_PARAMETERS : scope.queryParameters;
       logRequest({
-        requestId: scope.requestId, method, path: loggablePath(req.url), route, status: res.statusCode,
+        requestId: scope.requestId, method, path: loggablePath(req.url, shown), route, status: res.statusCode,
         durationMs: Math.round(seconds * 10_000) / 10, operation: scope.operation, documentId: scope.documentId, tenantId: scope.tenantId,
         aborted: !res.writableFinished,
       });

@@ -1,9 +1,10 @@
 // What a GraphQL document may ask for (OWASP GraphQL cheat sheet), checked before any resolver runs: depth,
-// aliases, directives and tokens (graphql-armor), cost (query-cost.plugin.ts), and, when configured for
-// production, no introspection and no "did you mean" suggestions that would reveal the schema anyway.
+// aliases, directives and tokens (graphql-armor), nesting (nestingLimit), cost (query-cost.plugin.ts), and,
+// when configured for production, no introspection and no "did you mean" suggestions that would reveal the
+// schema anyway.
 // Introspection is exempt from depth and cost, so GraphiQL's own introspection query always gets through.
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
-import { GraphQLError, NoSchemaIntrospectionCustomRule, type ValidationContext } from 'graphql';
+import { GraphQLError, Lexer, NoSchemaIntrospectionCustomRule, Source, TokenKind, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { useQueryCostLimit, type QueryCostLimit } from './query-cost.plugin.ts';
 
@@ -20,6 +21,13 @@ export const GRAPHQL_LIMITS = {
   maxAliases: 15,
   maxDirectives: 50,
   maxTokens: 5000,
+  /**
+   * Brackets (`{`, `[`, `(`) inside one another. graphql-js parses recursively: a value literal of 5,000
+   * nested objects overflowed the stack (a 500) before the token limit, counted as tokens are read, was
+   * reached. A selection stops at maxDepth and a free-form value at 32 levels
+   * (docs/decisions.md#text-and-json-the-database-can-hold): 128 leaves room for every document a client needs.
+   */
+  maxNesting: 128,
 } as const;
 
 export interface GraphQLLimitOptions {
@@ -52,9 +60,46 @@ export function graphqlLimitPlugins({ introspection, queryCost }: GraphQLLimitOp
     maxTokens: { n: GRAPHQL_LIMITS.maxTokens, ...rejection },
     blockFieldSuggestion: { enabled: !introspection },
   });
-  const plugins = [...(armor.protect().plugins as Plugin[]), useQueryCostLimit(queryCost)];
+  // After armor's plugins: the nesting check wraps the parser armor set (its token limit), and runs only for a
+  // document that is parsed (Yoga's cache hands over a known one without calling the parser).
+  const plugins = [...(armor.protect().plugins as Plugin[]), nestingLimit(), useQueryCostLimit(queryCost)];
   if (!introspection) plugins.push(disableIntrospection());
   return plugins;
+}
+
+const OPENING = new Set<string>([TokenKind.BRACE_L, TokenKind.BRACKET_L, TokenKind.PAREN_L]);
+const CLOSING = new Set<string>([TokenKind.BRACE_R, TokenKind.BRACKET_R, TokenKind.PAREN_R]);
+
+/**
+ * Whether brackets nest deeper than maxNesting within the tokens the parser may read (maxTokens): lexed, not
+ * parsed, so without recursion. A text the lexer refuses is left to the parser, which says where.
+ */
+function nestsTooDeep(text: string): boolean {
+  const lexer = new Lexer(new Source(text));
+  let depth = 0;
+  try {
+    for (let token = lexer.advance(), count = 1; token.kind !== TokenKind.EOF && count <= GRAPHQL_LIMITS.maxTokens; token = lexer.advance(), count++) {
+      if (OPENING.has(token.kind) && ++depth > GRAPHQL_LIMITS.maxNesting) return true;
+      if (CLOSING.has(token.kind)) depth--;
+    }
+  } catch {
+    return false;
+  }
+  return false;
+}
+
+/** Refuses a document nested deeper than maxNesting before the parser recurses into it (QUERY_TOO_COMPLEX, 400). */
+function nestingLimit(): Plugin {
+  return {
+    onParse({ parseFn, setParseFn }) {
+      setParseFn((source, options) => {
+        if (nestsTooDeep(typeof source === 'string' ? source : source.body)) {
+          refuse(null, new GraphQLError(`Nesting limit of ${GRAPHQL_LIMITS.maxNesting} exceeded.`));
+        }
+        return parseFn(source, options);
+      });
+    },
+  };
 }
 
 function disableIntrospection(): Plugin {

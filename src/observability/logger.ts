@@ -1,5 +1,6 @@
 // Structured JSON logs (pino). Every line written while serving a request carries its request id. API keys,
-// authorization headers and secret values are redacted wherever they appear in a logged object.
+// authorization headers and secret values are redacted where REDACTED_PATHS names them in a logged object (at
+// its top, or one level down: an error's own fields).
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from '../config.ts';
 import { currentRequestScope } from './request-scope.ts';
@@ -9,7 +10,8 @@ const UNAVAILABLE_LOG_INTERVAL_MS = 5000;
 
 export type { Logger } from 'pino';
 
-// Nothing here logs these on purpose; the paths catch a header map or key that a future log call passes along.
+// Nothing here logs these on purpose; the paths catch a header map or key that a future log call passes along
+// (test/observability.test.ts gives a logger each of them).
 const REDACTED_PATHS = [
   'headers["x-api-key"]', 'headers.authorization', 'headers.cookie',
   'req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie',
@@ -110,8 +112,8 @@ const field = (name: string, value: string | undefined) => (value === undefined 
  * formatted here rather than by pino: pino's generic path (the mixin, each key of an object typed one by one,
  * the level and time formatters) cost about 9 µs of a 134 µs `{ __typename }`
  * (docs/performance.md#the-access-line). Its fields are the ones the request handler picks (ids, method, a path
- * whose credential-like parameters are already replaced, route, status, timing, operation, tenant): no header
- * map, key or secret value, so no redaction path applies. test/observability.test.ts checks it against the
+ * whose query string shows only what names the request (loggable-path.ts), route, status, timing, operation,
+ * tenant): no header map, key or secret value, so no redaction path applies. test/observability.test.ts checks it against the
  * line pino writes for the same fields.
  */
 export function accessLog(logger: Logger): (line: AccessLine) => void {

@@ -17,6 +17,11 @@ export interface RequestScope {
   clientAddress?: string;
   /** A route template (`/v2/deployments`, `/graphql`, `/metrics`), never the raw path: it labels metrics. */
   route?: string;
+  /**
+   * The query parameters of the REST route the request named (those it declares): the access line shows their
+   * values, and of every other parameter its name only (loggable-path.ts).
+   */
+  queryParameters?: ReadonlySet<string>;
   /** The GraphQL operation name, when the request executed one. */
   operation?: string;
   /** The id of the trusted document a /graphql request named (only ids of the manifest). */

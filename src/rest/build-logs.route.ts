@@ -1,17 +1,15 @@
 // POST /v1/projects/{deployment_id}/revisions/{revision_id}/build_logs: a page of a revision's build log, as
 // the original's CLI reads it while it waits for a remote build (shared/spec/original-write-side.md §6.5: the
-// deployment id as the project id; body `{order, limit, offset}`; it reads `logs[].message` and `next_offset`).
+// deployment id as the project id; body `{order, limit, offset}`; it reads `logs[].message` and `next_offset`)
+// and in `deploy logs --type build` (with the filters of log-pages.ts).
 // A read, though a POST: any key of the tenant may call it. It runs the revision's `logPage`.
 import { checkBuildLogsRequest } from '../modules/revisions/lifecycle/data-plane-request-schema.ts';
 import { DEPLOYMENT_NOT_FOUND, deploymentIdParameter, deploymentNotFound } from './deployments.route.ts';
+import { LOG_FILTERS_DESCRIPTION, LOG_PAGE_VARIABLES, logPageAnswer, logPageSelection, logPageVariables } from './log-pages.ts';
 import { dataPlaneResponseSchema } from './response-schemas.ts';
 import type { RestRoute } from './rest-route.ts';
 
-interface BuildLogsBody {
-  order?: 'asc' | 'desc' | null;
-  limit?: number | null;
-  offset?: number | null;
-}
+export const revisionNotFound = (id: unknown) => ({ status: 404, body: { detail: `Revision ID ${String(id)} not found.` } });
 
 export const buildLogsRoute: RestRoute = {
   path: '/v1/projects/{deployment_id}/revisions/{revision_id}/build_logs',
@@ -19,29 +17,24 @@ export const buildLogsRoute: RestRoute = {
   operationId: 'build_logs_v1_projects__deployment_id__revisions__revision_id__build_logs_post',
   summary: 'Build Logs',
   description: 'A page of the revision\'s build log: `order` asc (oldest first, the default) or desc, `limit` lines (default 100), after skipping `offset` '
-    + 'from that end. `next_offset` is where the next page starts: tailing a running build, send it back as `offset` with asc.',
+    + `from that end. \`next_offset\` is where the next page starts: tailing a running build, send it back as \`offset\` with asc. ${LOG_FILTERS_DESCRIPTION}`,
   tag: 'deployments',
   parameters: [{ ...deploymentIdParameter, description: 'ID of the deployment (the CLI passes it as the project id).' }, { name: 'revision_id', in: 'path', kind: 'uuid', description: 'ID of the revision.' }],
   body: checkBuildLogsRequest,
   bodySchema: 'BuildLogsRequest',
   bodyExample: { order: 'asc', limit: 50 },
-  document: `query LegacyBuildLogs($id: ID!, $revisionId: ID!, $order: RevisionLogOrder!, $limit: Int!, $offset: Int!) {
+  document: `query LegacyBuildLogs($id: ID!, $revisionId: ID!, ${LOG_PAGE_VARIABLES}) {
   deployment(id: $id) {
     revision(id: $revisionId) {
-      logPage(phase: BUILD, order: $order, limit: $limit, offset: $offset) { lines { line message level timestamp } offset }
+      ${logPageSelection('BUILD')}
     }
   }
 }`,
-  variables: ({ values, body }) => {
-    const request = (body ?? {}) as BuildLogsBody;
-    return { id: values.deployment_id, revisionId: values.revision_id, order: (request.order ?? 'asc').toUpperCase(), limit: request.limit ?? 100, offset: request.offset ?? 0 };
-  },
+  variables: ({ values, body }) => ({ id: values.deployment_id, revisionId: values.revision_id, ...logPageVariables(body) }),
   respond: (data, { values }) => {
     if (!data.deployment) return deploymentNotFound(values.deployment_id);
-    const revision = data.deployment.revision as { logPage: { lines: { line: number; message: string; level: string | null; timestamp: string }[]; offset: number } } | null;
-    if (!revision) return { status: 404, body: { detail: `Revision ID ${String(values.revision_id)} not found.` } };
-    const logs = revision.logPage.lines.map(({ line, message, level, timestamp }) => ({ message, timestamp, level, line }));
-    return { status: 200, body: { logs, next_offset: revision.logPage.offset } };
+    if (!data.deployment.revision) return revisionNotFound(values.revision_id);
+    return logPageAnswer(data.deployment.revision.logPage, 0);
   },
   responseSchema: dataPlaneResponseSchema('BuildLogs'),
   notFound: `${DEPLOYMENT_NOT_FOUND} \`Revision ID <revision_id> not found.\`: the deployment has no revision of that id.`,

@@ -2,6 +2,7 @@
 // original's data plane talks to it by means its specification does not show. Each runs its GraphQL mutation
 // (revisions/lifecycle/data-plane-mutations.graphql.ts) and answers ids and lease times, not records: a key of
 // several tenants may call them without naming one, and then has no tenant to read records in.
+import { MAX_REVISION_LOG_LINES, MAX_RUNTIME_LOG_LINES } from '../modules/revisions/lifecycle/data-plane-writer.ts';
 import { LOG_PHASES } from '../modules/revisions/lifecycle/revision-log-line.entity.ts';
 import {
   checkClaim, checkDeploymentReport, checkLogAppend, checkStatusReport, type LogAppendBody,
@@ -17,6 +18,8 @@ interface Refusal {
   message: string;
   expectedLine?: number;
   status?: string;
+  limit?: number;
+  stored?: number;
 }
 
 /** The answer to a typed refusal; undefined for a payload. */
@@ -25,16 +28,20 @@ function refusalAnswer(result: Refusal): { status: number; body: unknown } | und
     case 'RevisionNotFoundError':
     case 'DeploymentNotFoundError': return { status: 404, body: { detail: result.message } };
     case 'InvalidTransitionError': return { status: 409, body: { detail: result.message } };
-    case 'LeaseLostError': return { status: 409, body: { detail: result.message, status: result.status } };
+    case 'LeaseLostError':
+    case 'RevisionEndedError':
+    case 'RevisionNotRunningError': return { status: 409, body: { detail: result.message, status: result.status } };
     case 'LogLinesOutOfOrderError': return { status: 409, body: { detail: result.message, expected_line: result.expectedLine } };
+    case 'LogLineLimitError': return { status: 409, body: { detail: result.message, line_limit: result.limit, lines_stored: result.stored } };
     default: return undefined;
   }
 }
 
 const revisionIdParameter = { name: 'revision_id', in: 'path', kind: 'uuid', description: 'ID of the claimed revision.' } as const;
 const REVISION_NOT_FOUND = '`Revision ID <revision_id> not found.`: none of the key\'s tenants has that revision.';
-const LEASE_CONFLICT = 'The lease sent is not the revision\'s (it lapsed, or another claim holds it: stop working on it; `status` says where the revision is now), '
-  + 'or the status cannot follow the revision\'s (the message names both).';
+const LEASE_LOST = 'The lease sent is not the revision\'s (it lapsed, or another claim holds it: stop working on it; `status` says where the revision is now)';
+const LEASE_CONFLICT = `${LEASE_LOST}, `
+  + 'or the status cannot follow the revision\'s (the message names both; out of a final status it says the revision has ended: only the final report sent again is answered, `applied: false`).';
 
 const leaseOf = (lease: Record<string, string | null>) => ({
   revision_id: lease.revisionId, deployment_id: lease.deploymentId, tenant_id: lease.tenantId, lease_id: lease.leaseId, lease_expires_at: lease.expiresAt,
@@ -104,8 +111,11 @@ export const appendRevisionLogsRoute: RestRoute = {
   dataPlane: true,
   operationId: 'append_revision_logs_v2_data_plane_revisions__revision_id__logs_post',
   summary: 'Append Revision Logs',
-  description: 'Appends build or deploy log lines of a claimed revision (also after it ended). Lines are numbered from 0 per revision and phase by the '
-    + 'data plane: lines sent again are stored once, and a gap is refused (409 with `expected_line`).',
+  description: 'Appends build or deploy log lines of a claimed revision in progress, or runtime lines (the running service\'s) of a DEPLOYED revision. '
+    + 'Lines are numbered from 0 per revision and phase by the data plane: lines sent again are stored once, and a gap is refused (409 with `expected_line`). '
+    + 'A revision that has ended takes no build or deploy lines: send its last lines before its final report. '
+    + `A revision keeps ${MAX_REVISION_LOG_LINES} build and deploy lines at most, together. Runtime lines need no \`lease_id\` and are not counted: `
+    + `the newest ${MAX_RUNTIME_LOG_LINES} are kept, older ones deleted as new ones come.`,
   tag: 'data plane',
   parameters: [revisionIdParameter],
   body: checkLogAppend,
@@ -113,7 +123,9 @@ export const appendRevisionLogsRoute: RestRoute = {
   bodyExample: { lease_id: '00000000-0000-0000-0000-000000000000', phase: LOG_PHASES[0], first_line: 0, lines: [{ message: 'Step 1/4 : FROM node:24' }] },
   document: `mutation DataPlaneAppendLogs($input: AppendRevisionLogsInput!) {
   appendRevisionLogs(input: $input) {
-    ${REFUSED} ... on LeaseLostError { status } ... on LogLinesOutOfOrderError { expectedLine }
+    ${REFUSED} ... on LeaseLostError { status } ... on RevisionEndedError { status } ... on RevisionNotRunningError { status }
+    ... on LogLinesOutOfOrderError { expectedLine }
+    ... on LogLineLimitError { limit stored }
     ... on AppendRevisionLogsPayload { appended nextLine leaseExpiresAt }
   }
 }`,
@@ -121,7 +133,7 @@ export const appendRevisionLogsRoute: RestRoute = {
     const append = body as LogAppendBody;
     return {
       input: {
-        revisionId: values.revision_id, leaseId: append.lease_id, phase: append.phase.toUpperCase(), firstLine: append.first_line,
+        revisionId: values.revision_id, leaseId: append.lease_id ?? null, phase: append.phase.toUpperCase(), firstLine: append.first_line,
         lines: append.lines.map((line) => ({ message: line.message, level: line.level ?? null, timestamp: line.timestamp ?? null })),
       },
     };
@@ -130,7 +142,14 @@ export const appendRevisionLogsRoute: RestRoute = {
     const result = data.appendRevisionLogs;
     return refusalAnswer(result) ?? { status: 200, body: { appended: result.appended, next_line: result.nextLine, lease_expires_at: result.leaseExpiresAt } };
   },
-  otherResponses: { 409: { description: `${LEASE_CONFLICT} Or the lines would leave a gap (\`expected_line\` says where to start).` } },
+  otherResponses: {
+    409: {
+      description: `${LEASE_LOST}; `
+        + 'or the revision has ended (`status`: its final status) and takes no more build or deploy lines; or runtime lines were sent for a revision that is not '
+        + 'DEPLOYED (`status`: its status); or the lines would leave a gap (`expected_line` says where to start); '
+        + `or their new lines would take the revision past ${MAX_REVISION_LOG_LINES} lines (\`line_limit\`, and \`lines_stored\`: the lines it has), and none was stored.`,
+    },
+  },
   responseSchema: dataPlaneResponseSchema('LogsAppended'),
   notFound: REVISION_NOT_FOUND,
 };

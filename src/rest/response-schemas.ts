@@ -38,8 +38,12 @@ const zodBodies = {
   }),
 };
 
-// The data planes' answers (ours: docs/rest.md#data-planes) and the CLI's build_logs answer.
+// The data planes' answers (ours: docs/rest.md#data-planes) and the CLI's build_logs and deploy_logs answers.
 const leaseExpiry = timestamp.nullable();
+const logPage = z.strictObject({
+  logs: z.array(z.strictObject({ id: uuid, message: z.string(), timestamp, level: z.string().nullable(), line: z.number().int() })),
+  next_offset: z.number().int(),
+});
 const dataPlaneBodies = {
   Claims: z.strictObject({
     leases: z.array(z.strictObject({
@@ -49,10 +53,8 @@ const dataPlaneBodies = {
   StatusReported: z.strictObject({ revision_id: uuid, status: z.enum(REVISION_STATUSES), applied: z.boolean(), lease_expires_at: leaseExpiry }),
   LogsAppended: z.strictObject({ appended: z.number().int(), next_line: z.number().int(), lease_expires_at: leaseExpiry }),
   DeploymentReported: z.strictObject({ deployment_id: uuid }),
-  BuildLogs: z.strictObject({
-    logs: z.array(z.strictObject({ message: z.string(), timestamp, level: z.string().nullable(), line: z.number().int() })),
-    next_offset: z.number().int(),
-  }),
+  BuildLogs: logPage,
+  DeployLogs: logPage,
 };
 
 type JsonSchema = Record<string, unknown>;

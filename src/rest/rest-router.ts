@@ -43,15 +43,21 @@ export interface MatchedRoute {
   route: RestRoute;
   /** The path's parameters, decoded. */
   path: Record<string, string>;
+  /** The names of the query parameters the route declares. */
+  queryParameters: ReadonlySet<string>;
 }
 
 export class RestRouter {
-  readonly #routes: Array<{ route: RestRoute; pattern: RegExp }>;
+  readonly #routes: Array<{ route: RestRoute; pattern: RegExp; queryParameters: ReadonlySet<string> }>;
   /** The first segments of the routes' paths (`v1`, `v2`). */
   readonly #segments: Set<string>;
 
   constructor(routes: readonly RestRoute[]) {
-    this.#routes = routes.map((route) => ({ route, pattern: new RegExp(`^${route.path.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`) }));
+    this.#routes = routes.map((route) => ({
+      route,
+      pattern: new RegExp(`^${route.path.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`),
+      queryParameters: new Set(route.parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name)),
+    }));
     this.#segments = new Set(routes.map((route) => route.path.split('/')[1]!));
   }
 
@@ -86,9 +92,9 @@ export class RestRouter {
   #match(pathname: string): MatchedRoute[] {
     const first = this.#routes.find(({ pattern }) => pattern.test(pathname));
     if (!first) return [];
-    return this.#routes.flatMap(({ route, pattern }) => {
+    return this.#routes.flatMap(({ route, pattern, queryParameters }) => {
       const found = route.path === first.route.path ? pattern.exec(pathname) : null;
-      return found ? [{ route, path: { ...found.groups } }] : [];
+      return found ? [{ route, path: { ...found.groups }, queryParameters }] : [];
     });
   }
 }
@@ -130,6 +136,8 @@ export async function restAnswer<Caller>(
   if (!('route' in found)) return found;
   const { route, path } = found;
   scope.route = route.path;
+  // The access line shows these parameters' values (the filters and page that say which request it was).
+  scope.queryParameters = found.queryParameters;
   try {
     let caller: Caller;
     try {

@@ -6,9 +6,10 @@ import type { RestRoute } from './rest-route.ts';
 import { deploymentWriteRoutes } from './deployment-writes.route.ts';
 import { getRevisionRoute, listRevisionsRoute } from './revisions.route.ts';
 import { buildLogsRoute } from './build-logs.route.ts';
+import { deployLogsRoutes } from './deploy-logs.route.ts';
 import { dataPlaneRoutes } from './data-plane.route.ts';
 
 export const REST_ROUTES: RestRoute[] = [
   ...repositoryRoutes, ...installationRoutes, listDeploymentsRoute, getDeploymentRoute, listRevisionsRoute, getRevisionRoute,
-  ...deploymentWriteRoutes, buildLogsRoute, ...dataPlaneRoutes,
+  ...deploymentWriteRoutes, buildLogsRoute, ...deployLogsRoutes, ...dataPlaneRoutes,
 ];

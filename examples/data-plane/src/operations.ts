@@ -45,18 +45,24 @@ export type ReportRevisionStatusResult = {
     | { __typename: 'RevisionNotFoundError'; message: string };
 };
 
-/** Appends log lines, numbered from 0 per revision and phase; lines sent again are stored once. */
+/**
+ * Appends log lines, numbered from 0 per revision and phase; lines sent again are stored once. A revision that
+ * has ended takes none, and a revision keeps 10,000 lines at most.
+ */
 export const APPEND_REVISION_LOGS = `mutation AppendRevisionLogs($input: AppendRevisionLogsInput!) {
   appendRevisionLogs(input: $input) {
     __typename
     ... on AppendRevisionLogsPayload { appended nextLine leaseExpiresAt }
     ... on LeaseLostError { status }
     ... on LogLinesOutOfOrderError { expectedLine }
+    ... on RevisionEndedError { status }
+    ... on RevisionNotRunningError { status }
+    ... on LogLineLimitError { limit stored }
     ... on MutationError { message }
   }
 }`;
 
-export type LogPhase = 'BUILD' | 'DEPLOY';
+export type LogPhase = 'BUILD' | 'DEPLOY' | 'RUNTIME';
 
 export interface LogLine {
   message: string;
@@ -69,6 +75,9 @@ export type AppendRevisionLogsResult = {
     | { __typename: 'AppendRevisionLogsPayload'; appended: number; nextLine: number; leaseExpiresAt: string | null }
     | { __typename: 'LeaseLostError'; status: RevisionStatus; message: string }
     | { __typename: 'LogLinesOutOfOrderError'; expectedLine: number; message: string }
+    | { __typename: 'RevisionEndedError'; status: RevisionStatus; message: string }
+    | { __typename: 'RevisionNotRunningError'; status: RevisionStatus; message: string }
+    | { __typename: 'LogLineLimitError'; limit: number; stored: number; message: string }
     | { __typename: 'RevisionNotFoundError'; message: string };
 };
 

@@ -1,7 +1,8 @@
 // A data-plane SIMULATOR: it builds nothing and runs nothing. It talks to the gateway exactly as a real data
 // plane does, through the public data-plane API only (GraphQL at /graphql, with a key issued with --reconcile):
 // it claims queued revisions, walks each through AWAITING_BUILD → BUILDING → AWAITING_DEPLOY → DEPLOYING →
-// DEPLOYED with STEP_MS between two reports, appends made-up build and deploy log lines, and finally reports the
+// DEPLOYED with STEP_MS between two reports, appends made-up build and deploy log lines (and, once DEPLOYED, a few
+// runtime lines, as the running service's log would be shipped), and finally reports the
 // deployment READY at https://<deployment id>.example.invalid. So a newcomer can create a deployment (in
 // GraphiQL, with the CLI, over REST) and watch its revision become DEPLOYED live.
 //
@@ -67,6 +68,12 @@ const DEPLOY_LOG = (lease: RevisionLease) => [
   `[simulator] rolling out to deployment ${lease.deploymentId} (nothing runs)`,
   '[simulator] 1/1 replicas ready',
 ];
+/** What the running service would print (the CLI's `deploy logs`), with its levels. */
+const RUNTIME_LOG: [message: string, level: string][] = [
+  ['[simulator] server listening on :8080 (nothing listens)', 'INFO'],
+  ['[simulator] GET /health 200', 'DEBUG'],
+  ['[simulator] no traffic: this service is simulated', 'WARNING'],
+];
 
 /** One claimed revision, walked through its statuses under its lease. */
 class RevisionWalk {
@@ -77,7 +84,7 @@ class RevisionWalk {
   #status: RevisionStatus = 'AWAITING_BUILD';
   /** When (local clock) to renew the lease while waiting: halfway through what the gateway last granted. */
   #renewAt: number;
-  readonly #nextLine: Record<LogPhase, number> = { BUILD: 0, DEPLOY: 0 };
+  readonly #nextLine: Record<LogPhase, number> = { BUILD: 0, DEPLOY: 0, RUNTIME: 0 };
 
   constructor(client: GatewayClient, lease: RevisionLease, settings: Settings, abandon: AbortSignal) {
     this.#client = client;
@@ -105,6 +112,8 @@ class RevisionWalk {
       await this.#append('DEPLOY', DEPLOY_LOG(this.#lease));
       await this.#pause();
       await this.#report('DEPLOYED');
+      // Runtime lines come once the revision is DEPLOYED (no lease needed then; the one sent is not checked).
+      await this.#append('RUNTIME', RUNTIME_LOG.map(([message]) => message), RUNTIME_LOG.map(([, level]) => level));
       const customUrl = `https://${this.#lease.deploymentId}.example.invalid`;
       await this.#reportDeployment(customUrl);
       log(`${this.#name}: deployment reported READY at ${customUrl}`);
@@ -148,8 +157,8 @@ class RevisionWalk {
   }
 
   /** Appends `lines` to the phase's log, numbered on from the last line the gateway has stored. */
-  async #append(phase: LogPhase, messages: string[]): Promise<void> {
-    const lines = messages.map((message) => ({ message, level: 'info', timestamp: new Date().toISOString() }));
+  async #append(phase: LogPhase, messages: string[], levels: string[] = []): Promise<void> {
+    const lines = messages.map((message, n) => ({ message, level: levels[n] ?? 'info', timestamp: new Date().toISOString() }));
     for (let attempt = 0; attempt < 2; attempt++) {
       const input = { revisionId: this.#lease.revisionId, leaseId: this.#lease.leaseId, phase, firstLine: this.#nextLine[phase], lines };
       const { appendRevisionLogs: answer } = await this.#retrying(() => this.#client.request<AppendRevisionLogsResult>(APPEND_REVISION_LOGS, { input }));
@@ -164,6 +173,16 @@ class RevisionWalk {
           continue;
         case 'LeaseLostError':
           throw new Dropped(`its lease is lost (the revision is ${answer.status} now): another claim holds it, or it lapsed`);
+        case 'RevisionEndedError':
+          // Never from this program: its last lines go before its final report.
+          throw new Dropped(`it has ended (${answer.status}) and takes no more log lines`);
+        case 'RevisionNotRunningError':
+          // Never from this program: its runtime lines come after DEPLOYED.
+          throw new Dropped(`it is ${answer.status}, not DEPLOYED, and takes no runtime lines`);
+        case 'LogLineLimitError':
+          // Never from this program either (a few lines a revision): the log is full; the walk goes on without these lines.
+          log(`${this.#name}: its log is full (${answer.stored} of ${answer.limit} lines); ${lines.length} line(s) not sent`);
+          return;
         default:
           throw new Dropped(answer.message);
       }

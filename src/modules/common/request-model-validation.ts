@@ -15,13 +15,19 @@
 // - enum: exactly one of the values; anything else, any type, is `enum`.
 // - list / dict / model: a JSON array / object, else `list_type` / `dict_type` / `model_attributes_type`.
 //
+// Beyond pydantic, every string (dict keys and the free-form objects' keys and strings included) must be text
+// PostgreSQL can hold, and a free-form object is limited in depth and size (storable-text.ts,
+// free-form-json.ts): `value_error` items, so that such a body is refused here and never fails in the database.
+//
 // JavaScript cannot tell the JSON literal 2 from 2.0: both are ints here, which only shows for integers past
 // 2^53 (kept as the nearest double) and past 2^63 (refused as pydantic refuses such a float, though it would
 // take such an integer). Object keys that look like array indexes come first in a JavaScript object, so the
 // errors of a dict with such keys may come in another order than pydantic's.
+import { freeFormProblems } from './free-form-json.ts';
 import { parseLaxBool, parseLaxFloat, parseLaxInt, parseUuid } from './lax-parsing.ts';
 import { pydanticError, type BodyPath, type ValidationErrorItem } from './pydantic-errors.ts';
 import type { FieldType, ModelValue, RequestModel } from './request-model.ts';
+import { unstorableText } from './storable-text.ts';
 
 export type ModelValidation<Model extends RequestModel> =
   | { ok: true; value: ModelValue<Model> }
@@ -65,7 +71,7 @@ function fail(errors: Errors, error: ValidationErrorItem<BodyPath>): typeof INVA
 function readType(type: FieldType, input: unknown, loc: BodyPath, errors: Errors): Read {
   switch (type.kind) {
     case 'string':
-      return typeof input === 'string' ? input : fail(errors, pydanticError.stringType(loc, input));
+      return typeof input === 'string' ? readText(input, loc, errors) : fail(errors, pydanticError.stringType(loc, input));
     case 'int': {
       const read = readInt(input, loc, errors);
       return read === INVALID ? read : checkBounds(type, read as number, input, loc, errors);
@@ -91,17 +97,31 @@ function readType(type: FieldType, input: unknown, loc: BodyPath, errors: Errors
     }
     case 'dict': {
       if (!isObject(input)) return fail(errors, pydanticError.dictType(loc, input));
-      // A free-form object is taken as it is: pydantic keeps every key and value of a dict[str, Any].
-      if (type.values === 'any') return input;
+      // A free-form object is taken as it is (pydantic keeps every key and value of a dict[str, Any]), if the
+      // database can hold it.
+      if (type.values === 'any') {
+        const problems = freeFormProblems(input, loc);
+        errors.push(...problems);
+        return problems.length > 0 ? INVALID : input;
+      }
       const before = errors.length;
       const valueType = type.values;
-      const entries = Object.entries(input).map(([key, item]) => [key, readType(valueType, item, [...loc, key], errors)]);
+      const entries = Object.entries(input).map(([key, item]) => {
+        readText(key, [...loc, key, '[key]'], errors);
+        return [key, readType(valueType, item, [...loc, key], errors)];
+      });
       // fromEntries defines own properties, so a `__proto__` key stays a key.
       return errors.length > before ? INVALID : Object.fromEntries(entries);
     }
     case 'model':
       return readModel(type.model, input, loc, errors);
   }
+}
+
+/** A string, if PostgreSQL can hold it. */
+function readText(input: string, loc: BodyPath, errors: Errors): Read {
+  const problem = unstorableText(input);
+  return problem ? fail(errors, pydanticError.valueError(loc, input, problem)) : input;
 }
 
 // pydantic-core's float_as_int: the bounds are i64's, as doubles (exclusive).

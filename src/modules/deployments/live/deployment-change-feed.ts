@@ -4,7 +4,8 @@
 // short window first, so the many notifications of one import reach each stream as one batch, and a tenant
 // nobody subscribes to costs nothing. It also keeps the streams in check: a limit per API key, the streams of
 // a revoked key ended within moments, every stream told when notifications may have been missed (a lost
-// LISTEN connection), and every stream completed on shutdown.
+// LISTEN connection), and every stream completed on shutdown. New log lines reach the log streams of their
+// revision and phase (each loads the lines itself: the notification carries a line number only).
 import type { GraphQLError } from 'graphql';
 import type { DatabaseNotifications } from '../../../db/database-notifications.ts';
 import type { Logger } from '../../../observability/logger.ts';
@@ -14,10 +15,13 @@ import { DEPLOYMENT_CHANGE_CHANNEL, mergeChange, parseChangeNotification, type C
 import { DeploymentChangeStream, type LoadChanges } from './deployment-change-stream.ts';
 import { REVISION_TRANSITION_CHANNEL, parseTransition } from '../../revisions/lifecycle/revision-transitions.ts';
 import { RevisionTransitionStream } from '../../revisions/lifecycle/revision-transition-stream.ts';
+import { REVISION_LOG_CHANNEL, parseLogAppended } from '../../revisions/lifecycle/revision-log-notifications.ts';
+import { RevisionLogStream, type LoadLogLines } from '../../revisions/lifecycle/revision-log-stream.ts';
+import type { LogPhase } from '../../revisions/lifecycle/revision-log-line.entity.ts';
 import { liveUpdateErrors, type MissedReason } from './live-update-errors.ts';
 
 /** The channels the feed hears (the LISTEN connection must listen on them). */
-export const FEED_CHANNELS = [DEPLOYMENT_CHANGE_CHANNEL, REVISION_TRANSITION_CHANNEL] as const;
+export const FEED_CHANNELS = [DEPLOYMENT_CHANGE_CHANNEL, REVISION_TRANSITION_CHANNEL, REVISION_LOG_CHANNEL] as const;
 
 /** How long notifications are gathered per tenant before the streams hear of them. */
 const WINDOW_MS = 25;
@@ -40,7 +44,7 @@ export interface DeploymentChangeFeedOptions {
 }
 
 interface OpenStream {
-  stream: DeploymentChangeStream | RevisionTransitionStream;
+  stream: DeploymentChangeStream | RevisionTransitionStream | RevisionLogStream;
   principal: Principal;
   /** The notice this stream gets when changes may have been missed. */
   missedNotice: (reason: MissedReason) => GraphQLError;
@@ -51,6 +55,8 @@ export class DeploymentChangeFeed {
   private readonly byTenant = new Map<string, Set<DeploymentChangeStream>>();
   /** Transition streams by `<tenant id> <deployment id>`. */
   private readonly byDeployment = new Map<string, Set<RevisionTransitionStream>>();
+  /** Log streams by `<tenant id> <revision id> <phase>`. */
+  private readonly byRevisionLog = new Map<string, Set<RevisionLogStream>>();
   private readonly byKey = new Map<string, Set<OpenStream>>();
   private readonly revoked = new Set<string>();
   private batches = new Map<string, Map<string, ChangeKind>>();
@@ -71,6 +77,7 @@ export class DeploymentChangeFeed {
     const onNotification = (channel: string, payload: string) => {
       if (channel === DEPLOYMENT_CHANGE_CHANNEL) this.gather(payload);
       else if (channel === REVISION_TRANSITION_CHANNEL) this.deliverTransition(payload);
+      else if (channel === REVISION_LOG_CHANNEL) this.deliverLogAppended(payload);
     };
     const onLost = () => { this.gap = true; };
     const onListening = () => void this.recover();
@@ -137,6 +144,26 @@ export class DeploymentChangeFeed {
     return stream;
   }
 
+  /**
+   * A new stream of the lines appended to one revision's log (the caller checks the revision is the tenant's,
+   * then says where it starts: `startAfter`).
+   */
+  openLogLines(principal: Principal, revisionId: string, phase: LogPhase, load: LoadLogLines): RevisionLogStream {
+    const ofKey = this.admit(principal);
+    const key = `${principal.tenantId} ${revisionId} ${phase}`;
+    const ofRevision = this.byRevisionLog.get(key) ?? new Set<RevisionLogStream>();
+    const stream: RevisionLogStream = new RevisionLogStream(load, () => {
+      removeFrom(this.byKey, principal.apiKeyId, open);
+      removeFrom(this.byRevisionLog, key, stream);
+    });
+    const open: OpenStream = { principal, stream, missedNotice: (reason) => this.missedNotice(reason) };
+    ofKey.add(open);
+    ofRevision.add(stream);
+    this.byKey.set(principal.apiKeyId, ofKey);
+    this.byRevisionLog.set(key, ofRevision);
+    return stream;
+  }
+
   /** The key's open streams, once it may open one more; throws the GraphQL error that says why not. */
   private admit(principal: Principal): Set<OpenStream> {
     if (!this.options.notifications) throw liveUpdateErrors.unavailable();
@@ -181,6 +208,15 @@ export class DeploymentChangeFeed {
       return;
     }
     for (const stream of this.byDeployment.get(`${transition.tenantId} ${transition.deploymentId}`) ?? []) stream.receive(transition);
+  }
+
+  private deliverLogAppended(payload: string): void {
+    const appended = parseLogAppended(payload);
+    if (!appended) {
+      this.options.logger.warn({ payload: payload.slice(0, 200) }, 'live updates: ignoring a log notification that is not one of ours');
+      return;
+    }
+    for (const stream of this.byRevisionLog.get(`${appended.tenantId} ${appended.revisionId} ${appended.phase}`) ?? []) stream.receive(appended.lastLine);
   }
 
   private flush(): void {

@@ -6,6 +6,7 @@ import { NO_SINGLE_TENANT, TENANT_REQUIRED } from '../../tenancy/authenticate.ts
 import { builder } from '../../../graphql/builder.ts';
 import { readFromPrimary, type GraphQLContext } from '../../../graphql/context.ts';
 import { badUserInput } from '../../../graphql/errors.ts';
+import { unstorableText } from '../../common/storable-text.ts';
 import { uuidOfArgument } from '../../../graphql/global-id.ts';
 import { DeploymentStatusEnum, RevisionStatusEnum } from '../../deployments/deployment-enums.graphql.ts';
 import { DeploymentRef } from '../../deployments/deployment.graphql.ts';
@@ -14,10 +15,10 @@ import { DeploymentNotFound, RevisionNotFound } from '../../deployments/writes/w
 import type { RevisionStatus } from '../../deployments/deployment-enums.ts';
 import { RevisionRef } from '../revision.graphql.ts';
 import {
-  MAX_CLAIM, MAX_LOG_LINES, MAX_LOG_LINE_CHARS, appendRevisionLogs, claimRevisions, isStorableTime, reportDeploymentStatus, reportRevisionStatus,
+  MAX_CLAIM, MAX_LOG_LINES, MAX_LOG_LINE_CHARS, MAX_REVISION_LOG_LINES, MAX_RUNTIME_LOG_LINES, appendRevisionLogs, claimRevisions, isStorableTime, reportDeploymentStatus, reportRevisionStatus,
   type DataPlaneScope, type RevisionClaim,
 } from './data-plane-writer.ts';
-import { InvalidTransition, LeaseLost, LogLinesOutOfOrder, NOT_A_DATA_PLANE } from './lifecycle-problems.ts';
+import { InvalidTransition, LeaseLost, LogLineLimit, LogLinesOutOfOrder, NOT_A_DATA_PLANE, RevisionEnded, RevisionNotRunning } from './lifecycle-problems.ts';
 import { LogPhaseEnum } from './revision-logs.graphql.ts';
 
 /** The data plane's scope, once its key may reconcile; the operation's reads go to the primary from here on. */
@@ -26,6 +27,25 @@ function dataPlaneScope(ctx: GraphQLContext): DataPlaneScope {
   readFromPrimary(ctx);
   const { principal } = ctx;
   return { em: ctx.dataPlaneEm(), tenantIds: principal.tenantIds, apiKeyId: principal.apiKeyId, leaseSeconds: ctx.revisionLeaseSeconds, afterCommit: ctx.afterCommit };
+}
+
+/**
+ * Refuses the first text PostgreSQL cannot hold (docs/decisions.md#text-and-json-the-database-can-hold), as its
+ * argument's BAD_USER_INPUT; the REST door's body check refuses the same texts (422) before the mutation runs.
+ */
+function refuseUnstorable(texts: ReadonlyArray<readonly [argument: string, text: string | null | undefined]>): void {
+  for (const [argument, text] of texts) {
+    const problem = text == null ? undefined : unstorableText(text);
+    if (problem) throw badUserInput(argument, problem);
+  }
+}
+
+/** A log line longer than MAX_LOG_LINE_CHARS, cut there, but never between the halves of a surrogate pair. */
+function cutLine(message: string): string {
+  if (message.length <= MAX_LOG_LINE_CHARS) return message;
+  const high = message.charCodeAt(MAX_LOG_LINE_CHARS - 1);
+  const end = high >= 0xd800 && high <= 0xdbff ? MAX_LOG_LINE_CHARS - 1 : MAX_LOG_LINE_CHARS;
+  return `${message.slice(0, end)}… [cut]`;
 }
 
 /** The revision an id names (raw or global), or RevisionNotFound. */
@@ -54,7 +74,8 @@ async function recordOfTheTenant<T>(ctx: GraphQLContext, load: () => Promise<T |
 builder.objectType(InvalidTransition, {
   name: 'InvalidTransitionError',
   interfaces: [MutationErrorRef],
-  description: 'The status reported cannot follow the revision\'s status (docs/decisions.md#revision-lifecycle); nothing was changed.',
+  description: 'The status reported cannot follow the revision\'s status (docs/decisions.md#revision-lifecycle); nothing was changed. '
+    + 'Out of a final status nothing follows: the revision has ended.',
   fields: (t) => ({
     from: t.field({ type: RevisionStatusEnum, description: 'The revision\'s status.', resolve: (error) => error.from }),
     to: t.field({ type: RevisionStatusEnum, description: 'The status reported.', resolve: (error) => error.to }),
@@ -66,6 +87,31 @@ builder.objectType(LeaseLost, {
   interfaces: [MutationErrorRef],
   description: 'The lease sent is not the revision\'s: it lapsed (the revision was queued again or interrupted) or another claim holds it. Stop working on the revision.',
   fields: (t) => ({ status: t.field({ type: RevisionStatusEnum, description: 'The revision\'s status now.', resolve: (error) => error.status }) }),
+});
+
+builder.objectType(RevisionEnded, {
+  name: 'RevisionEndedError',
+  interfaces: [MutationErrorRef],
+  description: 'The revision has ended (a final status): it takes no more log lines, and nothing was stored. Send its last lines before its final report; stop working on it.',
+  fields: (t) => ({ status: t.field({ type: RevisionStatusEnum, description: 'The final status the revision ended in.', resolve: (error) => error.status }) }),
+});
+
+builder.objectType(RevisionNotRunning, {
+  name: 'RevisionNotRunningError',
+  interfaces: [MutationErrorRef],
+  description: 'Runtime log lines were sent for a revision that is not DEPLOYED (not yet, or it failed): nothing was stored.',
+  fields: (t) => ({ status: t.field({ type: RevisionStatusEnum, description: 'The revision\'s status.', resolve: (error) => error.status }) }),
+});
+
+builder.objectType(LogLineLimit, {
+  name: 'LogLineLimitError',
+  interfaces: [MutationErrorRef],
+  description: `The append's new lines would take the revision's log past its limit (${MAX_REVISION_LOG_LINES} lines, build and deploy together; runtime lines are not counted); none was stored. `
+    + 'At most `limit - stored` more lines fit.',
+  fields: (t) => ({
+    limit: t.exposeInt('limit', { description: 'The most log lines a revision keeps.' }),
+    stored: t.exposeInt('stored', { description: 'The lines the revision has.' }),
+  }),
 });
 
 builder.objectType(LogLinesOutOfOrder, {
@@ -165,6 +211,7 @@ builder.mutationField('reportRevisionStatus', (t) => t.field({
   resolve: async (_root, { input }, ctx) => {
     const scope = dataPlaneScope(ctx);
     const revisionId = revisionIdOf(input.revisionId);
+    refuseUnstorable([['input.message', input.message]]);
     const outcome = await reportRevisionStatus(scope, { revisionId, leaseId: input.leaseId, status: input.status, message: input.message ?? null });
     return { clientMutationId: input.clientMutationId, revisionId, status: input.status, applied: outcome.applied, leaseExpiresAt: outcome.leaseExpiresAt };
   },
@@ -180,12 +227,13 @@ const LogLineInput = builder.inputType('RevisionLogLineInput', {
 });
 
 const AppendRevisionLogsInput = builder.inputType('AppendRevisionLogsInput', {
-  description: 'Log lines of a revision, numbered from 0 per revision and phase: lines sent again (a retry) are stored once.',
+  description: `Log lines of a revision, numbered from 0 per revision and phase: lines sent again (a retry) are stored once. A revision keeps ${MAX_REVISION_LOG_LINES} build and deploy lines at most, `
+    + `and its newest ${MAX_RUNTIME_LOG_LINES} runtime lines.`,
   fields: (t) => ({
     clientMutationId: t.string({ description: 'Echoed in the payload.' }),
     revisionId: t.id({ required: true, description: 'The revision (raw UUID or global id).' }),
-    leaseId: t.field({ type: 'UUID', required: true, description: 'The lease of the claim.' }),
-    phase: t.field({ type: LogPhaseEnum, required: true, description: 'Which log.' }),
+    leaseId: t.field({ type: 'UUID', description: 'The lease of the claim: required for BUILD and DEPLOY lines; RUNTIME lines need none (one sent is not checked).' }),
+    phase: t.field({ type: LogPhaseEnum, required: true, description: 'Which log: RUNTIME lines (the running service\'s) are taken once the revision is DEPLOYED.' }),
     firstLine: t.int({ required: true, description: 'The number of the first line sent: at most the next line expected (no gaps).' }),
     lines: t.field({ type: [LogLineInput], required: true, description: `1 to ${MAX_LOG_LINES} lines, in order.` }),
   }),
@@ -198,24 +246,28 @@ builder.mutationField('appendRevisionLogs', (t) => t.field({
       clientMutationId: p.string({ nullable: true, description: 'As sent in the input.', resolve: (payload) => payload.clientMutationId ?? null }),
       appended: p.exposeInt('appended', { description: 'Lines stored by this append (those stored before are not stored again).' }),
       nextLine: p.exposeInt('nextLine', { description: 'The number the next line gets.' }),
-      leaseExpiresAt: p.field({ type: 'DateTime', nullable: true, description: 'When the lease lapses unless renewed; null once the revision is final.', resolve: (payload) => payload.leaseExpiresAt }),
+      leaseExpiresAt: p.field({ type: 'DateTime', nullable: true, description: 'When the lease lapses unless renewed (the append renewed it); null for RUNTIME lines, which hold no lease.', resolve: (payload) => payload.leaseExpiresAt }),
     }),
   }),
-  description: 'Appends build or deploy log lines of a claimed revision, also after it ended (REST: POST /v2/data-plane/revisions/{revision_id}/logs).',
+  description: 'Appends build or deploy log lines of a claimed revision in progress, or runtime lines of a DEPLOYED one (REST: POST /v2/data-plane/revisions/{revision_id}/logs). '
+    + `A revision that has ended takes no build or deploy lines (RevisionEndedError): send the last lines before the final report. A revision keeps ${MAX_REVISION_LOG_LINES} `
+    + `build and deploy lines at most (LogLineLimitError). RUNTIME lines need no lease, only a DEPLOYED revision (RevisionNotRunningError), and only the newest ${MAX_RUNTIME_LOG_LINES} are kept.`,
   args: { input: t.arg({ type: AppendRevisionLogsInput, required: true, description: 'The lines.' }) },
-  errors: { types: [RevisionNotFound, LeaseLost, LogLinesOutOfOrder], union: { name: 'AppendRevisionLogsResult', description: 'What the append stored, or why it was refused.' } },
+  errors: { types: [RevisionNotFound, LeaseLost, RevisionEnded, RevisionNotRunning, LogLinesOutOfOrder, LogLineLimit], union: { name: 'AppendRevisionLogsResult', description: 'What the append stored, or why it was refused.' } },
   resolve: async (_root, { input }, ctx) => {
     const scope = dataPlaneScope(ctx);
     if (input.lines.length < 1 || input.lines.length > MAX_LOG_LINES) throw badUserInput('input.lines', `must hold 1 to ${MAX_LOG_LINES} lines; got ${input.lines.length}`);
     if (input.firstLine < 0) throw badUserInput('input.firstLine', `must be 0 or more; got ${input.firstLine}`);
+    if (input.leaseId == null && input.phase !== 'runtime') throw badUserInput('input.leaseId', 'is required for build and deploy lines');
     const outOfRange = input.lines.findIndex((line) => line.timestamp != null && !isStorableTime(line.timestamp));
     if (outOfRange >= 0) throw badUserInput(`input.lines[${outOfRange}].timestamp`, 'must be a time of the years 1 to 9999');
+    refuseUnstorable(input.lines.flatMap((line, index) => [[`input.lines[${index}].message`, line.message], [`input.lines[${index}].level`, line.level]] as const));
     const lines = input.lines.map((line) => ({
-      message: line.message.length > MAX_LOG_LINE_CHARS ? `${line.message.slice(0, MAX_LOG_LINE_CHARS)}… [cut]` : line.message,
+      message: cutLine(line.message),
       level: line.level ?? null,
       timestamp: line.timestamp ?? null,
     }));
-    const outcome = await appendRevisionLogs(scope, { revisionId: revisionIdOf(input.revisionId), leaseId: input.leaseId, phase: input.phase, firstLine: input.firstLine, lines });
+    const outcome = await appendRevisionLogs(scope, { revisionId: revisionIdOf(input.revisionId), leaseId: input.leaseId ?? null, phase: input.phase, firstLine: input.firstLine, lines });
     return { clientMutationId: input.clientMutationId, ...outcome };
   },
 }));
@@ -250,6 +302,7 @@ builder.mutationField('reportDeploymentStatus', (t) => t.field({
     const scope = dataPlaneScope(ctx);
     const deploymentId = uuidOfArgument(String(input.deploymentId), 'Deployment', 'input.deploymentId');
     if (!deploymentId) throw new DeploymentNotFound(String(input.deploymentId));
+    refuseUnstorable([['input.customUrl', input.customUrl], ['input.imageVersion', input.imageVersion]]);
     await reportDeploymentStatus(scope, {
       deploymentId,
       status: input.status,

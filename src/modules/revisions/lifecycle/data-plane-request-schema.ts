@@ -29,8 +29,8 @@ const LogLine = model('LogLine', {
 });
 
 export const LogAppend = model('LogAppend', {
-  lease_id: required(uuid, 'The lease of the claim.'),
-  phase: required(oneOf(LOG_PHASES), 'Which log.'),
+  lease_id: optional(uuid, 'The lease of the claim: required for `build` and `deploy` lines; `runtime` lines need none (one sent is not checked).'),
+  phase: required(oneOf(LOG_PHASES), 'Which log: `runtime` lines (the running service\'s) are taken once the revision is DEPLOYED.'),
   first_line: required(ranged('int', 0, 2 ** 31 - 1), 'The number of the first line sent (lines are numbered from 0 per revision and phase).'),
   lines: required(listOf(nested(LogLine)), `1 to ${MAX_LOG_LINES} lines, in order.`),
 }, { description: 'Log lines of a revision: lines sent again (a retry) are stored once.' });
@@ -41,11 +41,21 @@ export const DeploymentStatusReport = model('DeploymentStatusReport', {
   image_version: optional(string, 'The image version it runs; null clears it.'),
 }, { description: 'What the data plane running a deployment sees of it; only the keys sent change.' });
 
-export const BuildLogsRequest = model('BuildLogsRequest', {
+const logsRequestFields = {
   order: optional(oneOf(['asc', 'desc']), 'Oldest (asc, default) or newest line first.'),
   limit: optional(ranged('int', 1, MAX_LOG_PAGE), 'Lines per page; default 100.'),
   offset: optional(ranged('int', 0, 2 ** 31 - 1), 'Lines to skip from that end: 0, or the `next_offset` of the previous page.'),
-}, { description: 'A page of a revision\'s build log, as the original\'s CLI asks for it.' });
+  level: optional(string, 'Only lines of this level, case-insensitively (`WARNING` also matches `warn`, `ERROR` `err`, `CRITICAL` `crit` and `fatal`).'),
+  query: optional(string, 'Only lines whose message contains this text, case-insensitively (no wildcards).'),
+  start_time: optional(string, 'Only lines written at or after this time (ISO 8601; without a zone: UTC).'),
+  end_time: optional(string, 'Only lines written before this time (ISO 8601; without a zone: UTC).'),
+};
+
+export const BuildLogsRequest = model('BuildLogsRequest', logsRequestFields, { description: 'A page of a revision\'s build log, as the original\'s CLI asks for it.' });
+
+export const DeployLogsRequest = model('DeployLogsRequest', logsRequestFields, {
+  description: 'A page of a revision\'s runtime log (the running service\'s lines), as the original\'s CLI asks for it (`deploy logs`).',
+});
 
 export type LogAppendBody = ModelValue<typeof LogAppend>;
 
@@ -55,7 +65,34 @@ const check = (bodyModel: RequestModel): Check => (json) => validateModel(bodyMo
 export const checkClaim = check(ClaimRequest);
 export const checkStatusReport = check(RevisionStatusReport);
 export const checkDeploymentReport = check(DeploymentStatusReport);
-export const checkBuildLogsRequest = check(BuildLogsRequest);
+
+/** A logs request, with its times read (`start_time`, `end_time` become Dates, or a 422 naming the field). */
+const checkLogsRequest = (bodyModel: RequestModel): Check => (json) => {
+  const checked = check(bodyModel)(json);
+  if (!checked.ok) return checked;
+  const body = { ...(checked.value as Record<string, unknown>) };
+  const errors: ValueProblem[] = [];
+  for (const field of ['start_time', 'end_time'] as const) {
+    const text = body[field];
+    if (typeof text !== 'string') continue;
+    const time = timeOfText(text);
+    if (time) body[field] = time;
+    else errors.push(valueError([field], text, 'must be an ISO 8601 date or date-time, in the years 1 to 9999'));
+  }
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: body };
+};
+
+export const checkBuildLogsRequest = checkLogsRequest(BuildLogsRequest);
+export const checkDeployLogsRequest = checkLogsRequest(DeployLogsRequest);
+
+/** A filter's time as the CLI sends it: ISO 8601, a date alone or a date-time, UTC when it names no zone. */
+export function timeOfText(text: string): Date | undefined {
+  const match = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i.exec(text.trim());
+  if (!match) return undefined;
+  const [, date, time = '00:00:00', zone = 'Z'] = match;
+  const parsed = new Date(`${date}T${time}${zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone}`);
+  return Number.isNaN(parsed.getTime()) || !isStorableTime(parsed) ? undefined : parsed;
+}
 
 /**
  * A log append, with the number of lines checked too (the models have no list lengths). As pydantic does, a
@@ -66,10 +103,16 @@ export const checkLogAppend: Check = (json) => {
   const lines = checked.ok ? checked.value.lines : (json as { lines?: unknown } | null)?.lines;
   const length = Array.isArray(lines) ? linesLengthProblem(lines) : undefined;
   if (checked.ok) {
+    // As pydantic lists a missing field: in the order of the fields (lease_id first).
+    const lease = checked.value.lease_id == null && checked.value.phase !== 'runtime' ? [pydanticError.missing(['lease_id'], json)] : [];
     const times = timestampProblems(checked.value.lines);
-    return length || times.length > 0 ? { ok: false, errors: [...times, ...(length ? [length] : [])] } : checked;
+    return lease.length > 0 || length || times.length > 0 ? { ok: false, errors: [...lease, ...times, ...(length ? [length] : [])] } : checked;
   }
-  return length && !checked.errors.some((error) => error.loc[0] === 'lines') ? { ok: false, errors: [...checked.errors, length] } : checked;
+  const body = json as { lease_id?: unknown; phase?: unknown } | null;
+  const lease = typeof body === 'object' && body !== null && body.lease_id == null && body.phase !== 'runtime' && !checked.errors.some((error) => error.loc[0] === 'lease_id')
+    ? [pydanticError.missing(['lease_id'], json)] : [];
+  const errors = [...lease, ...checked.errors, ...(length && !checked.errors.some((error) => error.loc[0] === 'lines') ? [length] : [])];
+  return { ok: false, errors };
 };
 
 /** Timestamps a log line may not carry: not a date-time at all, or outside the years PostgreSQL stores. */
@@ -93,5 +136,5 @@ function linesLengthProblem(lines: unknown[]): ValueProblem | undefined {
 
 /** JSON Schemas of the bodies and the models inside them, by OpenAPI component name. */
 export function dataPlaneRequestSchemas(): Record<string, Record<string, unknown>> {
-  return componentSchemasOf([ClaimRequest, RevisionStatusReport, LogAppend, DeploymentStatusReport, BuildLogsRequest]);
+  return componentSchemasOf([ClaimRequest, RevisionStatusReport, LogAppend, DeploymentStatusReport, BuildLogsRequest, DeployLogsRequest]);
 }

@@ -10,7 +10,8 @@ import { DeploymentNotFound, RevisionNotFound } from '../../deployments/writes/w
 import { ACROSS_TENANTS } from '../../common/tenant-scope.ts';
 import { timestampFromText } from '../../common/lean-rows.ts';
 import { IN_PROGRESS, isFinal, mayReport } from './revision-lifecycle.ts';
-import { InvalidTransition, LeaseLost, LogLinesOutOfOrder } from './lifecycle-problems.ts';
+import { InvalidTransition, LeaseLost, LogLineLimit, LogLinesOutOfOrder, RevisionEnded, RevisionNotRunning } from './lifecycle-problems.ts';
+import { REVISION_LOG_CHANNEL } from './revision-log-notifications.ts';
 import type { LogPhase } from './revision-log-line.entity.ts';
 
 export interface DataPlaneScope {
@@ -28,6 +29,10 @@ export interface DataPlaneScope {
 /** Most revisions one claim takes, and most lines one append carries. */
 export const MAX_CLAIM = 100;
 export const MAX_LOG_LINES = 1_000;
+/** Most build and deploy log lines a revision keeps, both phases together (why this many: docs/decisions.md#revision-lifecycle). */
+export const MAX_REVISION_LOG_LINES = 10_000;
+/** Runtime log lines a revision keeps: the newest ones, older ones deleted as new ones come (docs/decisions.md#runtime-logs). */
+export const MAX_RUNTIME_LOG_LINES = 10_000;
 /** Longest log line kept whole; a longer one is cut there (and says so). */
 export const MAX_LOG_LINE_CHARS = 16_384;
 
@@ -134,7 +139,7 @@ export async function reportRevisionStatus(scope: DataPlaneScope, report: Status
       return { revisionId: report.revisionId, tenantId: revision.tenant_id, applied: false, leaseExpiresAt };
     }
     if (!mayReport(from, to)) throw new InvalidTransition(report.revisionId, from, to);
-    await tx.execute('update revision set status = ?, status_message = ?, updated_at = now() where id = ?', [to, storable(report.message), report.revisionId]);
+    await tx.execute('update revision set status = ?, status_message = ?, updated_at = now() where id = ?', [to, report.message, report.revisionId]);
     if (to === 'DEPLOYED') {
       await tx.execute('update deployment set active_revision_id = ?, updated_at = now() where id = ? and tenant_id = ?', [report.revisionId, revision.deployment_id, revision.tenant_id]);
     }
@@ -147,7 +152,8 @@ export async function reportRevisionStatus(scope: DataPlaneScope, report: Status
 
 export interface LogAppend {
   revisionId: string;
-  leaseId: string;
+  /** The lease of the claim: needed for build and deploy lines; runtime lines need none (and one sent is not checked). */
+  leaseId: string | null;
   phase: LogPhase;
   /** The number of the first line sent (lines are numbered from 0 per revision and phase). */
   firstLine: number;
@@ -160,36 +166,70 @@ export interface AppendOutcome {
   appended: number;
   /** The number the next line gets. */
   nextLine: number;
+  /** Null for runtime lines: they hold no lease. */
   leaseExpiresAt: Date | null;
 }
 
 /**
- * Stores log lines of a revision for the data plane holding its lease (also after the revision ended: the last
- * lines of a failure come after its report), and renews the lease of a revision in progress. Lines are numbered
- * by the data plane; lines already stored are skipped, so a retried append stores each line once.
+ * Stores log lines of a revision in progress for the data plane holding its lease, and renews the lease. Lines
+ * are numbered by the data plane; lines already stored are skipped, so a retried append stores each line once.
+ * A revision that has ended takes none (its last lines come before its final report), and a revision's log
+ * keeps MAX_REVISION_LOG_LINES at most: an append whose new lines would pass that stores none. Appends to one
+ * revision take its lock one after the other, and each counts the lines after taking it (read committed: the
+ * count sees the lines of the append before), so two at once cannot pass the limit between them.
+ *
+ * Runtime lines (the running service's) are the exception: they come once the revision is DEPLOYED, from any
+ * data plane of its tenant, without a lease; they do not count against the limit, and only the newest
+ * MAX_RUNTIME_LOG_LINES are kept (an append deletes the older ones). Every append that stores lines announces
+ * it (NOTIFY revision_log, ids and a line number only) in its transaction, for the `revisionLogLines` streams.
  */
 export async function appendRevisionLogs(scope: DataPlaneScope, append: LogAppend): Promise<AppendOutcome> {
+  const runtime = append.phase === 'runtime';
   return inTransaction(scope, async (tx) => {
-    const revision = await lockHeld(tx, scope, append.revisionId, append.leaseId);
-    const [{ next }] = await tx.execute<[{ next: number }]>(
-      'select coalesce(max(line) + 1, 0)::int as next from revision_log_line where revision_id = ? and phase = ?', [append.revisionId, append.phase],
+    const revision = runtime ? await lockRunning(tx, scope, append.revisionId) : await lockHeld(tx, scope, append.revisionId, append.leaseId ?? '');
+    if (!runtime && isFinal(revision.status)) throw new RevisionEnded(append.revisionId, revision.status);
+    // The next line of the phase (lines are numbered without gaps), and how many build and deploy lines the revision has.
+    const [{ next, stored, latest }] = await tx.execute<[{ next: number; stored: number; latest: Date | string | null }]>(
+      `select coalesce(max(line) filter (where phase = ?) + 1, 0)::int as next, count(*) filter (where phase <> 'runtime')::int as stored,
+         max(logged_at) filter (where phase = ?) as latest
+       from revision_log_line where revision_id = ?`, [append.phase, append.phase, append.revisionId],
     );
     if (append.firstLine > next) throw new LogLinesOutOfOrder(append.firstLine, next);
     const fresh = append.lines.slice(next - append.firstLine);
+    if (!runtime && stored + fresh.length > MAX_REVISION_LOG_LINES) throw new LogLineLimit(append.revisionId, MAX_REVISION_LOG_LINES, stored, fresh.length);
     if (fresh.length > 0) {
+      // Times are kept to the millisecond, as answers write them: a time read back and sent as `start_time` finds its line.
+      // Lines sent without one get the time they are stored, each a millisecond after the line before at least: a
+      // follower (asc from the newest time it has) must never meet more lines of one time than its page holds.
       await tx.execute(
         `insert into revision_log_line (id, tenant_id, revision_id, phase, line, message, level, logged_at)
-         select gen_random_uuid(), ?, ?, ?, ? + position - 1, message, level, coalesce(logged_at, clock_timestamp())
+         select gen_random_uuid(), ?, ?, ?, ? + position - 1, message, level, coalesce(date_trunc('milliseconds', logged_at),
+           greatest(date_trunc('milliseconds', clock_timestamp()), ?::timestamptz + interval '1 millisecond') + (count(*) filter (where logged_at is null) over (order by position) - 1) * interval '1 millisecond')
          from unnest(?::text[], ?::text[], ?::timestamptz[]) with ordinality as l(message, level, logged_at, position)`,
         [
-          revision.tenant_id, append.revisionId, append.phase, next,
-          toArray(fresh.map((line) => storable(line.message))), toArray(fresh.map((line) => storable(line.level))), toArray(fresh.map((line) => line.timestamp?.toISOString() ?? null)),
+          revision.tenant_id, append.revisionId, append.phase, next, latest ?? '-infinity',
+          toArray(fresh.map((line) => line.message)), toArray(fresh.map((line) => line.level)), toArray(fresh.map((line) => line.timestamp?.toISOString() ?? null)),
         ],
       );
+      const nextLine = next + fresh.length;
+      if (runtime && nextLine > MAX_RUNTIME_LOG_LINES) {
+        await tx.execute(`delete from revision_log_line where revision_id = ? and phase = 'runtime' and line < ?`, [append.revisionId, nextLine - MAX_RUNTIME_LOG_LINES]);
+      }
+      await tx.execute('select pg_notify(?, ?)', [REVISION_LOG_CHANNEL, [revision.tenant_id, revision.deployment_id, append.revisionId, append.phase, nextLine - 1].join(' ')]);
     }
-    const leaseExpiresAt = isFinal(revision.status) ? null : await renewLease(tx, scope, append.revisionId);
+    const leaseExpiresAt = runtime ? null : await renewLease(tx, scope, append.revisionId);
     return { tenantId: revision.tenant_id, appended: fresh.length, nextLine: next + fresh.length, leaseExpiresAt };
   });
+}
+
+/** The revision, locked, when it is one of the key's tenants' and DEPLOYED (running: it takes runtime lines). */
+async function lockRunning(tx: EntityManager, scope: DataPlaneScope, revisionId: string): Promise<LockedRevision> {
+  const [revision] = await tx.execute<LockedRevision[]>(
+    'select status, tenant_id, deployment_id from revision where id = ? and tenant_id = any(?::uuid[]) for update', [revisionId, toArray(scope.tenantIds)],
+  );
+  if (!revision) throw new RevisionNotFound(revisionId);
+  if (revision.status !== 'DEPLOYED') throw new RevisionNotRunning(revisionId, revision.status);
+  return revision;
 }
 
 export interface DeploymentReport {
@@ -208,8 +248,8 @@ export async function reportDeploymentStatus(scope: DataPlaneScope, report: Depl
     );
     if (!deployment) throw new DeploymentNotFound(report.deploymentId);
     if (report.status != null) deployment.status = report.status;
-    if (report.customUrl !== undefined) deployment.sourceConfig = { ...deployment.sourceConfig, customUrl: storable(report.customUrl) } as never;
-    if (report.imageVersion !== undefined) deployment.imageVersion = storable(report.imageVersion);
+    if (report.customUrl !== undefined) deployment.sourceConfig = { ...deployment.sourceConfig, customUrl: report.customUrl } as never;
+    if (report.imageVersion !== undefined) deployment.imageVersion = report.imageVersion;
     deployment.updatedAt = new Date();
     return { tenantId: deployment.tenant.id };
   });
@@ -260,12 +300,6 @@ async function renewLease(tx: EntityManager, scope: DataPlaneScope, revisionId: 
   );
   return timestampFromText(row.expires_at);
 }
-
-/**
- * Text as PostgreSQL can store it: a NUL character (which `text` cannot hold, and which a build's raw output may
- * carry) becomes U+FFFD, the replacement character.
- */
-export const storable = <T extends string | null | undefined>(text: T): T => (text?.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text) as T;
 
 /** Whether PostgreSQL's timestamptz holds the time (years 1 to 9999, as the API writes them back). */
 export const isStorableTime = (time: Date): boolean => {

@@ -2,11 +2,15 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { TenantOwnedSchema } from '../../common/base.entity.ts';
 import { RevisionSchema } from '../revision.entity.ts';
 
-export const LOG_PHASES = ['build', 'deploy'] as const;
+export const LOG_PHASES = ['build', 'deploy', 'runtime'] as const;
 export type LogPhase = (typeof LOG_PHASES)[number];
 
-// One line of a revision's build or deploy log, as its data plane appended it. Lines are numbered from 0 per
-// revision and phase by the data plane, so that an append retried after a timeout stores nothing twice.
+/** The phases whose lines a revision takes while it is in progress (and counts against its cap); `runtime` lines come once it is DEPLOYED. */
+export const PROGRESS_LOG_PHASES = ['build', 'deploy'] as const;
+
+// One line of a revision's build, deploy (rollout) or runtime log, as a data plane appended it. Lines are numbered
+// from 0 per revision and phase by the data plane, so that an append retried after a timeout stores nothing twice;
+// runtime lines are kept for the newest MAX_RUNTIME_LOG_LINES only (data-plane-writer.ts).
 export const RevisionLogLineSchema = defineEntity({
   name: 'RevisionLogLine',
   extends: TenantOwnedSchema,
