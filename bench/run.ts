@@ -1,5 +1,5 @@
 // npm run bench [-- --rounds 3 --duration 5 --connections 8 --scaling 1,8,64 --workers auto --only <name part>,…
-//                   --subscriptions 100 --queue 2000]
+//                   --subscriptions 100 --queue 2000 --upload-mib 100]
 // Starts the service in production mode on the benchmark dataset (npm run bench:data first), counts the SQL
 // statements and the bytes read from PostgreSQL of each scenario, then drives load with autocannon from this
 // process, scenario after scenario, round after round (interleaved, so machine drift spreads over all of
@@ -12,6 +12,8 @@
 // Last, the revision lifecycle's group (bench/lifecycle.ts, in a tenant of its own too): report → event on a
 // client with `--subscriptions` revisionUpdated subscriptions open, and claims per second with one and two data
 // planes from a queue of `--queue` revisions. `--only` runs it when a part is in "lifecycle".
+// Then source uploads (bench/upload.ts, in a tenant of its own): one PUT of `--upload-mib` MiB through the built-in
+// object store against copying the file on the same disk, and the service's memory during it. `--only upload`.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -28,6 +30,7 @@ import { FULL_PAGE, scenarios, type Scenario } from './scenarios.ts';
 import { conditionalScenarios, issueChangedPageKey } from './conditional-scenarios.ts';
 import { writeScenarios } from './write-scenarios.ts';
 import { formatLifecycleTables, measureLifecycle, type LifecycleResult } from './lifecycle.ts';
+import { formatUploadTable, measureUpload, type UploadResult } from './upload.ts';
 import { emptyWriteTenant, prepareWriteTenant, WRITES_TENANT } from './write-tenant.ts';
 import { countStatements, type RequestCost } from './statement-count.ts';
 import { rawRequest } from '../test/support/raw-http.ts';
@@ -46,6 +49,8 @@ const { values: options } = parseArgs({
     // The lifecycle group: revisionUpdated subscriptions open, and the claims' queue.
     subscriptions: { type: 'string', default: '100' },
     queue: { type: 'string', default: '2000' },
+    // The upload group: the archive's size.
+    'upload-mib': { type: 'string', default: '100' },
   },
 });
 const scalingConnections = options.scaling.split(',').filter(Boolean).map(Number);
@@ -74,6 +79,7 @@ const chosen = wanted.length ? every.filter((s) => wanted.some((part) => s.name.
 const compareWith = (s: Scenario | undefined) => s && every.find((c) => c.name === s.ceiling);
 const list = every.filter((s) => chosen.some((c) => c === s || compareWith(c) === s || compareWith(compareWith(c)) === s));
 const lifecycleWanted = !wanted.length || wanted.some((part) => 'lifecycle'.includes(part));
+const uploadWanted = !wanted.length || wanted.some((part) => 'upload'.includes(part));
 let keys: BenchKeys;
 let costs: Map<string, RequestCost>;
 {
@@ -211,6 +217,16 @@ try {
     process.stdout.write('\n');
   }
 
+  // Source uploads, on the same service: its built-in store keeps objects under the DATA_DIR both were given
+  // (benchEnvironment), where the archive and its copies are written too.
+  let upload: UploadResult | undefined;
+  if (uploadWanted && config.objectStorage.kind !== 'embedded') console.log('Source uploads: skipped (S3_BUCKET is set: the bytes would not pass through the service)');
+  else if (uploadWanted) {
+    upload = await measureUpload(serviceUrl, joined.orm.em, { dataDir: config.dataDir, servicePid: service.child.pid!, megabytes: Number(options['upload-mib']), rounds },
+      (line) => process.stdout.write(`\r${line.padEnd(80)}`));
+    process.stdout.write('\n');
+  }
+
   const machine = machineDescription();
   const settings = `${rounds} rounds × ${duration} s per scenario, ${connections} connections, median of rounds`;
   if (results.length) console.log(formatTable(results, machine, settings));
@@ -220,10 +236,11 @@ try {
   if (scalingConnections.length && scaling.length) console.log(`\n${formatScalingTable(scaling)}`);
   if (workers.length) console.log(`\n${formatWorkersTable(workers, connections)}`);
   if (lifecycle) console.log(`\n${formatLifecycleTables(lifecycle)}`);
+  if (upload) console.log(`\n${formatUploadTable(upload)}`);
   const dir = path.join(PROJECT_ROOT, 'bench', 'results');
   fs.mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const json = JSON.stringify({ date: new Date().toISOString(), machine, settings, results, scaling, workers, lifecycle }, null, 2);
+  const json = JSON.stringify({ date: new Date().toISOString(), machine, settings, results, scaling, workers, lifecycle, upload }, null, 2);
   // A partial run (--only) is a comparison, not the latest result of the benchmark: it goes beside it.
   const name = wanted.length ? `partial-${stamp}.json` : `${stamp}.json`;
   fs.writeFileSync(path.join(dir, name), json);
