@@ -63,8 +63,11 @@ export class GatewayClient {
     this.#settings = settings;
   }
 
-  /** Runs one operation and returns its `data`; throws GatewayError or GatewayUnavailable. */
-  async request<Result>(query: string, variables: Record<string, unknown>): Promise<Result> {
+  /**
+   * Runs one operation and returns its `data`; throws GatewayError or GatewayUnavailable. `tenantId`: sent as
+   * X-Tenant-Id instead of TENANT_ID's (to read a record of a lease's tenant).
+   */
+  async request<Result>(query: string, variables: Record<string, unknown>, { tenantId = this.#settings.tenantId }: { tenantId?: string } = {}): Promise<Result> {
     let response: Response;
     try {
       response = await fetch(`${this.#settings.gatewayUrl}/graphql`, {
@@ -73,7 +76,7 @@ export class GatewayClient {
           'content-type': 'application/json',
           accept: 'application/graphql-response+json, application/json',
           'x-api-key': this.#settings.reconcileKey,
-          ...(this.#settings.tenantId && { 'x-tenant-id': this.#settings.tenantId }),
+          ...(tenantId && { 'x-tenant-id': tenantId }),
         },
         body: JSON.stringify({ query, variables }),
         signal: AbortSignal.timeout(30_000),

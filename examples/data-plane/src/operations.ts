@@ -1,5 +1,6 @@
-// The four GraphQL mutations a data plane sends (docs/graphql.md#data-planes), and the shape of their answers.
-// The types are written by hand: four small documents against a stable part of the schema. A test
+// The four GraphQL mutations a data plane sends (docs/graphql.md#data-planes), the query that reads where a remote
+// build's config file is, and the shape of their answers. The types are written by hand: five small documents
+// against a stable part of the schema. A test
 // (test/example-data-plane.test.ts) validates these documents against the gateway's schema, so a schema change
 // that breaks them fails CI before a data plane finds out.
 
@@ -10,7 +11,7 @@ export type RevisionStatus =
 
 /** Takes up to `limit` queued revisions, oldest first; each comes back AWAITING_BUILD under a lease of ours. */
 export const CLAIM_REVISIONS = `mutation ClaimRevisions($input: ClaimRevisionsInput!) {
-  claimRevisions(input: $input) { leases { leaseId expiresAt tenantId revisionId deploymentId } }
+  claimRevisions(input: $input) { leases { leaseId expiresAt tenantId revisionId deploymentId sourceArchiveUrl } }
 }`;
 
 export interface RevisionLease {
@@ -20,6 +21,8 @@ export interface RevisionLease {
   tenantId: string;
   revisionId: string;
   deploymentId: string;
+  /** A remote build's (internal_source) archive: a signed URL to GET without a key; null for other sources. */
+  sourceArchiveUrl: string | null;
 }
 
 export interface ClaimRevisionsResult {
@@ -96,5 +99,18 @@ export type ReportDeploymentStatusResult = {
     | { __typename: 'DeploymentNotFoundError'; message: string };
 };
 
+/**
+ * What a remote build's revision says about its source: the config file's path inside the archive (the CLI's
+ * `graph_config_path`; null: the default). Sent with X-Tenant-Id: the lease's tenant, since a data plane's key may
+ * act for several tenants.
+ */
+export const REVISION_SOURCE = `query RevisionSource($deploymentId: ID!, $revisionId: ID!) {
+  deployment(id: $deploymentId) { revision(id: $revisionId) { sourceRevisionConfig { graphConfigPath } } }
+}`;
+
+export interface RevisionSourceResult {
+  deployment: { revision: { sourceRevisionConfig: { graphConfigPath: string | null } } | null } | null;
+}
+
 /** Every document of this example, for the test that validates them against the schema. */
-export const DOCUMENTS = { CLAIM_REVISIONS, REPORT_REVISION_STATUS, APPEND_REVISION_LOGS, REPORT_DEPLOYMENT_STATUS };
+export const DOCUMENTS = { CLAIM_REVISIONS, REPORT_REVISION_STATUS, APPEND_REVISION_LOGS, REPORT_DEPLOYMENT_STATUS, REVISION_SOURCE };

@@ -11,10 +11,11 @@
 // exits 0; a second signal stops at once (their leases lapse and the gateway queues them again).
 import { GatewayClient, GatewayError, GatewayUnavailable, readSettings, type Settings } from './gateway.ts';
 import {
-  APPEND_REVISION_LOGS, CLAIM_REVISIONS, REPORT_DEPLOYMENT_STATUS, REPORT_REVISION_STATUS,
+  APPEND_REVISION_LOGS, CLAIM_REVISIONS, REPORT_DEPLOYMENT_STATUS, REPORT_REVISION_STATUS, REVISION_SOURCE,
   type AppendRevisionLogsResult, type ClaimRevisionsResult, type LogPhase, type ReportDeploymentStatusResult,
-  type ReportRevisionStatusResult, type RevisionLease, type RevisionStatus,
+  type ReportRevisionStatusResult, type RevisionLease, type RevisionSourceResult, type RevisionStatus,
 } from './operations.ts';
+import { inspectSourceArchive, type SourceInspection } from './source-archive.ts';
 
 /** Revisions walked at once (a real data plane: its free builders). */
 const CAPACITY = 4;
@@ -104,6 +105,16 @@ class RevisionWalk {
       await this.#pause();
       await this.#report('BUILDING');
       await this.#append('BUILD', BUILD_LOG_START(this.#lease));
+      if (this.#lease.sourceArchiveUrl) {
+        // A remote build: the source is real, so is what is said about it; a source that cannot be built ends here.
+        const { lines, failure } = await this.#renewingWhile(this.#inspectSource(this.#lease.sourceArchiveUrl));
+        await this.#append('BUILD', [...lines, ...(failure ? [`BUILD_FAILED: ${failure}`] : [])].map((line) => `[simulator] ${line}`),
+          [...lines.map(() => 'info'), 'ERROR']);
+        if (failure) {
+          await this.#report('BUILD_FAILED', { message: `${failure}. ${SAYS}` });
+          return;
+        }
+      }
       await this.#pause();
       await this.#append('BUILD', BUILD_LOG_END());
       await this.#report('AWAITING_DEPLOY');
@@ -111,11 +122,14 @@ class RevisionWalk {
       await this.#report('DEPLOYING');
       await this.#append('DEPLOY', DEPLOY_LOG(this.#lease));
       await this.#pause();
+      // Where it answers is known once rolled out: said before DEPLOYED, so a client that reads the deployment as
+      // soon as it sees DEPLOYED (the CLI prints `source_config.custom_url`) finds it.
+      const customUrl = `https://${this.#lease.deploymentId}.example.invalid`;
+      await this.#reportDeployment({ customUrl });
       await this.#report('DEPLOYED');
       // Runtime lines come once the revision is DEPLOYED (no lease needed then; the one sent is not checked).
       await this.#append('RUNTIME', RUNTIME_LOG.map(([message]) => message), RUNTIME_LOG.map(([, level]) => level));
-      const customUrl = `https://${this.#lease.deploymentId}.example.invalid`;
-      await this.#reportDeployment(customUrl);
+      await this.#reportDeployment({ status: 'READY' });
       log(`${this.#name}: deployment reported READY at ${customUrl}`);
     } catch (error) {
       if (error instanceof Dropped) log(`${this.#name}: dropped, ${error.message}`);
@@ -138,14 +152,33 @@ class RevisionWalk {
     }
   }
 
-  async #report(status: RevisionStatus, { renewal = false } = {}): Promise<void> {
-    const input = { revisionId: this.#lease.revisionId, leaseId: this.#lease.leaseId, status, message: SAYS };
+  /** Downloads and unpacks the archive, and reads its config file at the path the revision names. */
+  async #inspectSource(url: string): Promise<SourceInspection> {
+    const { deploymentId, revisionId, tenantId } = this.#lease;
+    const { deployment } = await this.#retrying(() => this.#client.request<RevisionSourceResult>(REVISION_SOURCE, { deploymentId, revisionId }, { tenantId }));
+    const configPath = deployment?.revision?.sourceRevisionConfig.graphConfigPath ?? null;
+    return inspectSourceArchive(url, configPath, this.#abandon);
+  }
+
+  /** Waits for `work`, renewing the lease whenever half of it has run out. */
+  async #renewingWhile<T>(work: Promise<T>): Promise<T> {
+    let done = false;
+    const finished = work.finally(() => { done = true; });
+    while (!done) {
+      await Promise.race([finished.catch(() => undefined), sleep(Math.max(0, this.#renewAt - Date.now()), this.#abandon)]);
+      if (!done) await this.#report(this.#status, { renewal: true });
+    }
+    return finished;
+  }
+
+  async #report(status: RevisionStatus, { renewal = false, message = SAYS } = {}): Promise<void> {
+    const input = { revisionId: this.#lease.revisionId, leaseId: this.#lease.leaseId, status, message };
     const { reportRevisionStatus: answer } = await this.#retrying(() => this.#client.request<ReportRevisionStatusResult>(REPORT_REVISION_STATUS, { input }));
     switch (answer.__typename) {
       case 'ReportRevisionStatusPayload':
         this.#status = answer.status;
         if (answer.leaseExpiresAt) this.#renewAt = this.#halfwayTo(answer.leaseExpiresAt);
-        if (!renewal) log(`${this.#name}: ${status}${answer.applied ? '' : ' (already so: a retried report, applied once)'}`);
+        if (!renewal) log(`${this.#name}: ${status}${answer.applied ? '' : ' (already so: a retried report, applied once)'}${message === SAYS ? '' : ` (${message.slice(0, -SAYS.length - 1)})`}`);
         return;
       case 'LeaseLostError':
         throw new Dropped(`its lease is lost (the revision is ${answer.status} now): another claim holds it, or it lapsed`);
@@ -189,8 +222,8 @@ class RevisionWalk {
     }
   }
 
-  async #reportDeployment(customUrl: string): Promise<void> {
-    const input = { deploymentId: this.#lease.deploymentId, status: 'READY', customUrl };
+  async #reportDeployment(report: { status?: string; customUrl?: string }): Promise<void> {
+    const input = { deploymentId: this.#lease.deploymentId, ...report };
     const { reportDeploymentStatus: answer } = await this.#retrying(() => this.#client.request<ReportDeploymentStatusResult>(REPORT_DEPLOYMENT_STATUS, { input }));
     if (answer.__typename !== 'ReportDeploymentStatusPayload') throw new Dropped(answer.message);
   }
