@@ -157,7 +157,10 @@ class RevisionWalk {
     const { deploymentId, revisionId, tenantId } = this.#lease;
     const { deployment } = await this.#retrying(() => this.#client.request<RevisionSourceResult>(REVISION_SOURCE, { deploymentId, revisionId }, { tenantId }));
     const configPath = deployment?.revision?.sourceRevisionConfig.graphConfigPath ?? null;
-    return inspectSourceArchive(url, configPath, this.#abandon);
+    const inspection = await inspectSourceArchive(url, configPath, this.#abandon);
+    // A download cut short by the second signal is no failure of the source: leave the revision as it is.
+    if (this.#abandon.aborted) throw new Abandoned();
+    return inspection;
   }
 
   /** Waits for `work`, renewing the lease whenever half of it has run out. */
