@@ -113,11 +113,15 @@ function graphiqlDocuments(): CorpusEntry[] {
   return [EXAMPLE_QUERY, `${EXAMPLE_QUERY}\n${detail}`].map((text) => ({ source: 'graphiql', origin: 'src/graphql/graphiql.ts', text }));
 }
 
-/** The queries in the curl examples of the README and docs/ (`"query":"..."` in a JSON body). */
+/**
+ * The queries in the curl examples of the README and docs/ (`"query":"..."` in a JSON body). A REST log
+ * route's body has a `query` too (a search text): only a text that opens as a GraphQL document is taken.
+ */
 function docsDocuments(): CorpusEntry[] {
   const files = ['README.md', 'examples/frontend/README.md', ...fs.readdirSync(path.join(PROJECT_ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
   return files.flatMap((file) => [...fs.readFileSync(path.join(PROJECT_ROOT, file), 'utf8').matchAll(/"query":("(?:[^"\\]|\\.)*")/g)]
-    .map((match) => ({ source: 'docs' as const, origin: file, text: JSON.parse(match[1]!) as string })));
+    .map((match) => ({ source: 'docs' as const, origin: file, text: JSON.parse(match[1]!) as string }))
+    .filter((entry) => /^\s*(\{|query\b|mutation\b|subscription\b|fragment\b)/.test(entry.text)));
 }
 
 const objectType = (name: string) => schema.getType(name) as GraphQLObjectType;
