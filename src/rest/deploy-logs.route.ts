@@ -5,16 +5,16 @@
 // Reads, though POSTs: any key of the tenant may call them. They run the revision's `logPage(phase: RUNTIME)`.
 import { MAX_RUNTIME_LOG_LINES } from '../modules/revisions/lifecycle/data-plane-writer.ts';
 import { checkDeployLogsRequest } from '../modules/revisions/lifecycle/data-plane-request-schema.ts';
-import { revisionNotFound } from './build-logs.route.ts';
-import { DEPLOYMENT_NOT_FOUND, deploymentIdParameter, deploymentNotFound } from './deployments.route.ts';
-import { LOG_FILTERS_DESCRIPTION, LOG_PAGE_VARIABLES, logPageAnswer, logPageSelection, logPageVariables } from './log-pages.ts';
+import { DEPLOYMENT_NOT_FOUND, deploymentNotFound } from './deployments.route.ts';
+import {
+  LOG_FILTERS_DESCRIPTION, LOG_PAGE_VARIABLES, logPageAnswer, logPageSelection, logPageVariables, projectIdParameter, revisionLogRoute,
+} from './log-pages.ts';
 import { dataPlaneResponseSchema } from './response-schemas.ts';
 import type { RestRoute } from './rest-route.ts';
 
 const PAGE = 'A page of the running service\'s log lines (runtime lines, as data planes append them once a revision is DEPLOYED): `order` asc (oldest first, '
   + 'the default) or desc, `limit` lines (default 100), after skipping `offset` from that end; `next_offset` is where the next page starts. '
   + `${LOG_FILTERS_DESCRIPTION} Only a revision's newest ${MAX_RUNTIME_LOG_LINES} runtime lines are kept.`;
-const projectId = { ...deploymentIdParameter, description: 'ID of the deployment (the CLI passes it as the project id).' };
 
 export const deploymentDeployLogsRoute: RestRoute = {
   path: '/v1/projects/{deployment_id}/deploy_logs',
@@ -24,7 +24,7 @@ export const deploymentDeployLogsRoute: RestRoute = {
   description: `${PAGE} The lines are those of the deployment's active revision (the one serving traffic, \`active_revision_id\`); `
     + 'none (`"logs": []`) while it has none. An earlier revision\'s lines: the revision\'s own deploy_logs.',
   tag: 'deployments',
-  parameters: [projectId],
+  parameters: [projectIdParameter],
   body: checkDeployLogsRequest,
   bodySchema: 'DeployLogsRequest',
   bodyExample: { limit: 100, order: 'desc' },
@@ -44,32 +44,15 @@ export const deploymentDeployLogsRoute: RestRoute = {
   notFound: DEPLOYMENT_NOT_FOUND,
 };
 
-export const revisionDeployLogsRoute: RestRoute = {
-  path: '/v1/projects/{deployment_id}/revisions/{revision_id}/deploy_logs',
-  method: 'POST',
-  operationId: 'deploy_logs_v1_projects__deployment_id__revisions__revision_id__deploy_logs_post',
+export const revisionDeployLogsRoute = revisionLogRoute({
+  log: 'deploy_logs',
+  phase: 'RUNTIME',
+  operationName: 'LegacyRevisionDeployLogs',
   summary: 'Revision Deploy Logs',
   description: `${PAGE} The lines are the revision's, whether it serves traffic or no longer does; a revision never DEPLOYED has none.`,
-  tag: 'deployments',
-  parameters: [projectId, { name: 'revision_id', in: 'path', kind: 'uuid', description: 'ID of the revision.' }],
   body: checkDeployLogsRequest,
-  bodySchema: 'DeployLogsRequest',
+  schemaPrefix: 'DeployLogs',
   bodyExample: { limit: 100, order: 'desc' },
-  document: `query LegacyRevisionDeployLogs($id: ID!, $revisionId: ID!, ${LOG_PAGE_VARIABLES}) {
-  deployment(id: $id) {
-    revision(id: $revisionId) {
-      ${logPageSelection('RUNTIME')}
-    }
-  }
-}`,
-  variables: ({ values, body }) => ({ id: values.deployment_id, revisionId: values.revision_id, ...logPageVariables(body) }),
-  respond: (data, { values }) => {
-    if (!data.deployment) return deploymentNotFound(values.deployment_id);
-    if (!data.deployment.revision) return revisionNotFound(values.revision_id);
-    return logPageAnswer(data.deployment.revision.logPage, 0);
-  },
-  responseSchema: dataPlaneResponseSchema('DeployLogs'),
-  notFound: `${DEPLOYMENT_NOT_FOUND} \`Revision ID <revision_id> not found.\`: the deployment has no revision of that id.`,
-};
+});
 
 export const deployLogsRoutes = [deploymentDeployLogsRoute, revisionDeployLogsRoute];
