@@ -1,11 +1,13 @@
-// The Idempotency-Key store against a real database: a retry under the same key gets the first answer, never
-// a second write, including when requests race, die, or come back after the lease or the 24 hours.
+// The Idempotency-Key store against a real database: a request under a key takes the key's lock in its write's
+// transaction and stores its answer there, so a retry gets the first answer, never a second write, including
+// when requests race, die before committing, or come back after the 24 hours.
 import { randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { ExecutionResult } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fingerprintOf, parseIdempotencyKey } from '../src/modules/idempotency/idempotency-key.ts';
-import {
-  IdempotencyClaimTakenOverError, IdempotencyStore, InvalidIdempotencyKeyError, type ClaimOutcome, type IdempotencyClaim, type StoredAnswer,
-} from '../src/modules/idempotency/idempotency-store.ts';
+import { IdempotencyStore, InvalidIdempotencyKeyError, type IdempotencyRequest, type KeyState, type StoredAnswer } from '../src/modules/idempotency/idempotency-store.ts';
+import { KEY_ANSWERED, KeyedWrite } from '../src/modules/idempotency/keyed-write.ts';
 import { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
 import { useTestDatabase } from './support/test-database.ts';
 
@@ -38,222 +40,220 @@ const CREATED: StoredAnswer = {
   body: { id: '1', name: "api's \"quoted\" \\ back?slash ünï", tags: [] },
 };
 
-const request = (key: string, fingerprint = CREATE, tenantId = ACME, apiKeyId = WRITER) => ({ tenantId, apiKeyId, key, fingerprint });
+const request = (key: string, fingerprint = CREATE, tenantId = ACME, apiKeyId = WRITER): IdempotencyRequest => ({ tenantId, apiKeyId, key, fingerprint });
 
-async function claimed(outcome: Promise<ClaimOutcome>): Promise<IdempotencyClaim> {
-  const result = await outcome;
-  if (result.kind !== 'claimed') throw new Error(`expected a claim, got ${result.kind}`);
-  return result.record;
+/** What a request under the key learns when it starts (its transaction then ends). */
+const stateOf = (req: IdempotencyRequest, theStore = store): Promise<KeyState> => em().transactional((tx) => theStore.lock(tx, req));
+
+/** A request under the key that ran and stored `answer` in its transaction. */
+async function answered(req: IdempotencyRequest, answer: StoredAnswer = CREATED, theStore = store): Promise<void> {
+  await em().transactional(async (tx) => {
+    expect(await theStore.lock(tx, req)).toEqual({ kind: 'free' });
+    await theStore.record(tx, req, answer);
+  });
 }
 
-async function commitWrite(claim: IdempotencyClaim, theStore = store) {
-  await em().transactional(async (tx) => theStore.markCommitted(tx, claim));
+/** A promise and its resolver. */
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+/** A transaction that has taken the key's lock and holds it until `release` (rolled back, or its session killed). */
+async function holding(req: IdempotencyRequest) {
+  const taken = deferred<KeyState>();
+  const release = deferred<'rollback'>();
+  const ended = em().transactional(async (tx) => {
+    taken.resolve(await store.lock(tx, req));
+    await release.promise;
+    throw new Error('rolled back');
+  }).catch(() => {});
+  return { state: await taken.promise, release: async () => { release.resolve('rollback'); await ended; } };
 }
 
 async function record(key: string, tenantId = ACME, apiKeyId = WRITER) {
-  const [row] = await database().query<{ id: string; committed: boolean; answer_sealed: Buffer | null }>(
-    'select id, committed, answer_sealed from idempotency_record where tenant_id = $1 and api_key_id = $2 and key = $3', [tenantId, apiKeyId, key]);
+  const [row] = await database().query<{ id: string; answer_sealed: Buffer }>(
+    'select id, answer_sealed from idempotency_record where tenant_id = $1 and api_key_id = $2 and key = $3', [tenantId, apiKeyId, key]);
   return row;
 }
 
-/** Moves a record's clock back, as if its claim (or its creation) were `seconds` old. */
-async function age(key: string, column: 'claimed_at' | 'created_at', seconds: number) {
-  await database().query(`update idempotency_record set ${column} = now() - $1 * interval '1 second' where key = $2`, [seconds, key]);
+/** Moves a record's clock back, as if it were `seconds` old. */
+async function age(key: string, seconds: number) {
+  await database().query(`update idempotency_record set created_at = now() - $1 * interval '1 second' where key = $2`, [seconds, key]);
 }
 
-describe('claim, complete, replay', () => {
+describe('lock, record, replay', () => {
   it('answers a retry with the stored answer instead of running it again', async () => {
     const key = `it's a "key"? \\ ${randomUUID()}`;
-    const claim = await claimed(store.claim(em(), request(key)));
-    await commitWrite(claim);
-    expect(await store.complete(em(), claim, CREATED)).toBe(true);
-    expect(await store.claim(em(), request(key))).toEqual({ kind: 'replay', answer: CREATED });
-    expect(await store.claim(em(), request(key))).toEqual({ kind: 'replay', answer: CREATED });
+    await answered(request(key));
+    expect(await stateOf(request(key))).toEqual({ kind: 'replay', answer: CREATED });
+    expect(await stateOf(request(key))).toEqual({ kind: 'replay', answer: CREATED });
   });
 
-  it('refuses the key for another request, answered or not', async () => {
+  it('refuses the key for another request once answered', async () => {
     const key = randomUUID();
-    const claim = await claimed(store.claim(em(), request(key)));
-    expect(await store.claim(em(), request(key, OTHER_BODY))).toEqual({ kind: 'mismatch' });
-    await commitWrite(claim);
-    await store.complete(em(), claim, CREATED);
-    expect(await store.claim(em(), request(key, OTHER_BODY))).toEqual({ kind: 'mismatch' });
+    await answered(request(key));
+    expect(await stateOf(request(key, OTHER_BODY))).toEqual({ kind: 'mismatch' });
   });
 
-  it('tells a retry of a request still running that it is in progress, committed or not', async () => {
+  it('tells a request under a key another is running with that it is in progress, and lets it run once that one ended', async () => {
     const key = randomUUID();
-    const claim = await claimed(store.claim(em(), request(key)));
-    expect(await store.claim(em(), request(key))).toEqual({ kind: 'in-progress' });
-    await commitWrite(claim);
-    expect(await store.claim(em(), request(key))).toEqual({ kind: 'in-progress' });
+    const first = await holding(request(key));
+    expect(first.state).toEqual({ kind: 'free' });
+    expect(await stateOf(request(key))).toEqual({ kind: 'in-progress' });
+    expect(await stateOf(request(key, OTHER_BODY))).toEqual({ kind: 'in-progress' });
+    await first.release();
+    // Rolled back: nothing of it was kept, so the retry runs.
+    expect(await stateOf(request(key))).toEqual({ kind: 'free' });
   });
 
-  it('lets a retry run again after a release, but never release a write that committed', async () => {
+  it('frees the key at once when the session running the request dies before committing', async () => {
     const key = randomUUID();
-    const first = await claimed(store.claim(em(), request(key)));
-    expect(await store.release(em(), first)).toBe(true);
-    const second = await claimed(store.claim(em(), request(key)));
-    await commitWrite(second);
-    expect(await store.release(em(), second)).toBe(false);
-    expect(await store.claim(em(), request(key))).toEqual({ kind: 'in-progress' });
+    const client = new pg.Client({ connectionString: database().url });
+    await client.connect();
+    client.on('error', () => {});
+    await client.query('begin');
+    await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`idempotency-key/${ACME}/${WRITER}/${key}`]);
+    expect(await stateOf(request(key))).toEqual({ kind: 'in-progress' });
+    const [{ pid }] = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows as [{ pid: number }];
+    // As a gateway killed mid-request: its connection closes, and PostgreSQL ends its transaction.
+    await database().query('select pg_terminate_backend($1)', [pid]);
+    await client.end().catch(() => {});
+    await expect.poll(() => stateOf(request(key))).toEqual({ kind: 'free' });
   });
 
   it('keeps the keys of two tenants apart', async () => {
     const key = randomUUID();
-    const acme = await claimed(store.claim(em(), request(key, CREATE, ACME)));
-    const globex = await claimed(store.claim(em(), request(key, OTHER_BODY, GLOBEX)));
-    expect(globex.id).not.toBe(acme.id);
-    await commitWrite(acme);
-    await store.complete(em(), acme, CREATED);
-    expect(await store.claim(em(), request(key, CREATE, ACME))).toEqual({ kind: 'replay', answer: CREATED });
-    expect(await store.claim(em(), request(key, OTHER_BODY, GLOBEX))).toEqual({ kind: 'in-progress' });
-    expect(await store.claim(em(), request(key, CREATE, GLOBEX))).toEqual({ kind: 'mismatch' });
+    await answered(request(key, CREATE, ACME));
+    const globex = await holding(request(key, OTHER_BODY, GLOBEX));
+    expect(globex.state).toEqual({ kind: 'free' });
+    expect(await stateOf(request(key, CREATE, ACME))).toEqual({ kind: 'replay', answer: CREATED });
+    await globex.release();
+    expect(await stateOf(request(key, CREATE, GLOBEX))).toEqual({ kind: 'free' });
   });
 
   it('keeps the keys of two API keys of one tenant apart: neither is replayed the other\'s answer', async () => {
     const key = randomUUID();
-    const writer = await claimed(store.claim(em(), request(key)));
-    await commitWrite(writer);
-    await store.complete(em(), writer, CREATED);
-    const other = await claimed(store.claim(em(), request(key, CREATE, ACME, OTHER_WRITER)));
-    expect(other.id).not.toBe(writer.id);
-    expect(await store.claim(em(), request(key))).toEqual({ kind: 'replay', answer: CREATED });
-    expect(await store.claim(em(), request(key, CREATE, ACME, OTHER_WRITER))).toEqual({ kind: 'in-progress' });
+    await answered(request(key));
+    expect(await stateOf(request(key, CREATE, ACME, OTHER_WRITER))).toEqual({ kind: 'free' });
+    await answered(request(key, CREATE, ACME, OTHER_WRITER), { ...CREATED, status: 200 });
+    expect(await stateOf(request(key))).toEqual({ kind: 'replay', answer: CREATED });
+    expect(await stateOf(request(key, CREATE, ACME, OTHER_WRITER))).toEqual({ kind: 'replay', answer: { ...CREATED, status: 200 } });
   });
 
-  it('refuses a key parseIdempotencyKey would refuse', async () => {
-    await expect(store.claim(em(), request(''))).rejects.toThrow(InvalidIdempotencyKeyError);
-    await expect(store.claim(em(), request('k'.repeat(256)))).rejects.toThrow(InvalidIdempotencyKeyError);
-  });
-});
-
-describe('the write and its transaction', () => {
-  it('leaves the claim uncommitted when the write rolls back, so that a retry can run after a release', async () => {
-    const key = randomUUID();
-    const claim = await claimed(store.claim(em(), request(key)));
-    await expect(em().transactional(async (tx) => {
-      await store.markCommitted(tx, claim);
-      throw new Error('the write failed');
-    })).rejects.toThrow('the write failed');
-    expect((await record(key))!.committed).toBe(false);
-    expect(await store.release(em(), claim)).toBe(true);
-    await claimed(store.claim(em(), request(key)));
-  });
-
-  it('says the answer is lost when the write committed and its process died before storing the answer', async () => {
-    const key = randomUUID();
-    const claim = await claimed(store.claim(em(), request(key)));
-    await commitWrite(claim);
-    await age(key, 'claimed_at', 61);
-    expect(await store.claim(em(), request(key))).toEqual({ kind: 'lost' });
-    expect((await record(key))!.committed).toBe(true);
-  });
-
-  it('refuses markCommitted outside a transaction, and claim and release inside one', async () => {
-    const claim = await claimed(store.claim(em(), request(randomUUID())));
-    await expect(store.markCommitted(em(), claim)).rejects.toThrow(/inside the write's transaction/);
-    await expect(em().transactional((tx) => store.claim(tx, request(randomUUID())))).rejects.toThrow(/outside a transaction/);
-    await expect(em().transactional((tx) => store.release(tx, claim))).rejects.toThrow(/outside a transaction/);
+  it('refuses a key parseIdempotencyKey would refuse, and a lock outside a transaction', async () => {
+    await expect(stateOf(request(''))).rejects.toThrow(InvalidIdempotencyKeyError);
+    await expect(stateOf(request('k'.repeat(256)))).rejects.toThrow(InvalidIdempotencyKeyError);
+    await expect(store.lock(em(), request(randomUUID()))).rejects.toThrow(/inside the write's transaction/);
   });
 });
 
-describe('abandoned claims', () => {
-  it('hands an abandoned claim to a retry after the lease, and the first request can no longer commit', async () => {
-    const shortLease = new IdempotencyStore(cipher, { leaseMs: 100 });
-    const key = randomUUID();
-    const abandoned = await claimed(shortLease.claim(em(), request(key)));
-    expect(await shortLease.claim(em(), request(key))).toEqual({ kind: 'in-progress' });
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    const retry = await claimed(shortLease.claim(em(), request(key)));
-    expect(retry.id).not.toBe(abandoned.id);
+describe('the keyed write', () => {
+  const writes = { store, em: () => em() };
+  const maker = { answerOf: (result: ExecutionResult) => ({ status: result.errors ? 500 : 201, body: result.data }), stored: (answer: { status: number; body: unknown }) => (answer.status >= 500 ? undefined : { status: answer.status, headers: {}, body: answer.body }) };
 
-    await expect(commitWrite(abandoned, shortLease)).rejects.toThrow(IdempotencyClaimTakenOverError);
-    expect(await shortLease.complete(em(), abandoned, { ...CREATED, status: 500 })).toBe(false);
-    expect(await shortLease.release(em(), abandoned)).toBe(false);
-    await commitWrite(retry, shortLease);
-    expect(await shortLease.complete(em(), retry, CREATED)).toBe(true);
-    expect(await shortLease.claim(em(), request(key))).toEqual({ kind: 'replay', answer: CREATED });
+  it('keeps the write and its answer together: a failed answer rolls the write back, and a retry runs', async () => {
+    const key = randomUUID();
+    const name = `written-${key}`;
+    const failing = new KeyedWrite(writes, request(key), maker);
+    const failed = await failing.run(async ({ em: tx }) => {
+      await tx.execute('insert into tenant (id, name, created_at, updated_at) values (?, ?, now(), now())', [randomUUID(), name]);
+      return { errors: [] as never[] };
+    });
+    expect(failed.errors).toEqual([]);
+    expect(failing.outcome).toEqual({ kind: 'ran', answer: { status: 500, body: undefined } });
+    expect(await database().query('select 1 from tenant where name = $1', [name])).toHaveLength(0);
+    expect(await record(key)).toBeUndefined();
+
+    const retry = new KeyedWrite(writes, request(key), maker);
+    await retry.run(async ({ em: tx }) => {
+      await tx.execute('insert into tenant (id, name, created_at, updated_at) values (?, ?, now(), now())', [randomUUID(), name]);
+      return { data: { made: name } };
+    });
+    expect(await database().query('select 1 from tenant where name = $1', [name])).toHaveLength(1);
+    const replay = new KeyedWrite(writes, request(key), maker);
+    let ran = false;
+    expect(await replay.run(async () => {
+      ran = true;
+      return {};
+    })).toBe(KEY_ANSWERED);
+    expect(ran).toBe(false);
+    expect(replay.outcome).toEqual({ kind: 'replay', answer: { status: 201, headers: {}, body: { made: name } } });
   });
 
-  it('lets only one of many retries take an abandoned claim over', async () => {
+  it('replays the answer of a request that committed under the key while this one ran, not its own', async () => {
     const key = randomUUID();
-    await claimed(store.claim(em(), request(key)));
-    await age(key, 'claimed_at', 61);
-    const outcomes = await Promise.all(Array.from({ length: 10 }, () => store.claim(em(), request(key))));
-    expect(outcomes.filter((o) => o.kind === 'claimed')).toHaveLength(1);
-    expect(outcomes.filter((o) => o.kind === 'in-progress')).toHaveLength(9);
-  });
-
-  it('never takes over a claim whose answer is stored, committed or not', async () => {
-    const key = randomUUID();
-    const claim = await claimed(store.claim(em(), request(key)));
-    const refused = { status: 409, headers: {}, body: { detail: 'version mismatch' } };
-    await store.complete(em(), claim, refused);
-    await age(key, 'claimed_at', 3600);
-    expect(await store.claim(em(), request(key))).toEqual({ kind: 'replay', answer: refused });
+    const keyed = new KeyedWrite(writes, request(key), maker);
+    let runs = 0;
+    await keyed.run(async () => {
+      runs++;
+      // Another request under the key commits its answer first: as when this one's lock statement took its
+      // snapshot just before that commit and its lock just after it.
+      if (runs === 1) await em().transactional((tx) => store.record(tx, request(key), CREATED));
+      return { data: { mine: true } };
+    });
+    expect(runs).toBe(1);
+    expect(keyed.outcome).toEqual({ kind: 'replay', answer: CREATED });
   });
 });
 
 describe('expiry after 24 hours', () => {
-  it('replaces an expired record with a fresh claim, whatever request it was for', async () => {
+  it('frees an expired record\'s key, whatever request it was for', async () => {
     const key = randomUUID();
-    const old = await claimed(store.claim(em(), request(key)));
-    await commitWrite(old);
-    await store.complete(em(), old, CREATED);
-    await age(key, 'created_at', 24 * 3600 + 1);
-    const fresh = await claimed(store.claim(em(), request(key, OTHER_BODY)));
-    expect(await record(key)).toEqual({ id: fresh.id, committed: false, answer_sealed: null });
-    expect(await store.complete(em(), old, CREATED)).toBe(false);
+    await answered(request(key));
+    await age(key, 24 * 3600 + 1);
+    await answered(request(key, OTHER_BODY), { ...CREATED, status: 200 });
+    expect(await stateOf(request(key, OTHER_BODY))).toEqual({ kind: 'replay', answer: { ...CREATED, status: 200 } });
   });
 
-  it('deletes expired records on a claim, at most once a minute', async () => {
+  it('deletes expired records now and then, at most once a minute', async () => {
     const purging = new IdempotencyStore(cipher);
     const [first, second, kept] = [randomUUID(), randomUUID(), randomUUID()];
-    for (const key of [first, second, kept]) await claimed(store.claim(em(), request(key)));
-    await age(first, 'created_at', 24 * 3600 + 1);
-    await age(kept, 'created_at', 23 * 3600);
-    await claimed(purging.claim(em(), request(randomUUID())));
+    for (const key of [first, second, kept]) await answered(request(key));
+    await age(first, 24 * 3600 + 1);
+    await age(kept, 23 * 3600);
+    await purging.purgeNowAndThen(em());
     expect(await record(first)).toBeUndefined();
     expect(await record(kept)).toBeDefined();
 
-    await age(second, 'created_at', 24 * 3600 + 1);
-    await claimed(purging.claim(em(), request(randomUUID())));
+    await age(second, 24 * 3600 + 1);
+    await purging.purgeNowAndThen(em());
     expect(await record(second)).toBeDefined();
   });
 });
 
-describe('concurrent claims', () => {
-  it('gives one of 20 concurrent requests under one key the claim, and tells the others it is in progress', async () => {
+describe('concurrent requests', () => {
+  it('lets one of 4 concurrent requests under one key run, and tells the others it is in progress', async () => {
     const key = randomUUID();
-    const outcomes = await Promise.all(Array.from({ length: 20 }, () => store.claim(em(), request(key))));
-    expect(outcomes.filter((o) => o.kind === 'claimed')).toHaveLength(1);
-    expect(outcomes.filter((o) => o.kind === 'in-progress')).toHaveLength(19);
-    expect(await database().query('select 1 from idempotency_record where key = $1', [key])).toHaveLength(1);
+    const all = deferred();
+    let locked = 0;
+    // As many as the test's pool has connections: every transaction stays open until all have asked.
+    const states = await Promise.all(Array.from({ length: 4 }, () => em().transactional(async (tx) => {
+      const state = await store.lock(tx, request(key));
+      if (++locked === 4) all.resolve();
+      await all.promise;
+      return state;
+    })));
+    expect(states.filter((o) => o.kind === 'free')).toHaveLength(1);
+    expect(states.filter((o) => o.kind === 'in-progress')).toHaveLength(3);
   });
 
   it('replays the answer to every concurrent retry once it is stored', async () => {
     const key = randomUUID();
-    const claim = await claimed(store.claim(em(), request(key)));
-    await commitWrite(claim);
-    await store.complete(em(), claim, CREATED);
-    const outcomes = await Promise.all(Array.from({ length: 20 }, () => store.claim(em(), request(key))));
-    expect(outcomes).toEqual(Array.from({ length: 20 }, () => ({ kind: 'replay', answer: CREATED })));
+    await answered(request(key));
+    const states = await Promise.all(Array.from({ length: 20 }, () => stateOf(request(key))));
+    expect(states).toEqual(Array.from({ length: 20 }, () => ({ kind: 'replay', answer: CREATED })));
   });
 });
 
 describe('sealed answers', () => {
-  const completed = async (key: string, answer: StoredAnswer, theStore = store) => {
-    const claim = await claimed(theStore.claim(em(), request(key)));
-    await commitWrite(claim, theStore);
-    expect(await theStore.complete(em(), claim, answer)).toBe(true);
-    return claim;
-  };
   const VALUE = 'sk_live_stored_answer_Qx7';
   const REVEALING: StoredAnswer = { status: 201, headers: {}, body: JSON.stringify({ secrets: [{ name: 'STRIPE', value: VALUE }] }) };
 
   it('stores the answer sealed under the secrets key: no value in the record, in any form', async () => {
     const key = randomUUID();
-    await completed(key, REVEALING);
+    await answered(request(key), REVEALING);
     const [row] = await database().query<{ text: string; fingerprint: string }>(
       `select t::text as text, encode(answer_sealed, 'escape') || encode(answer_sealed, 'hex') || encode(answer_sealed, 'base64') as sealed,
               answer_key_fingerprint as fingerprint from idempotency_record t where key = $1`, [key]);
@@ -261,24 +261,24 @@ describe('sealed answers', () => {
     for (const form of [VALUE, Buffer.from(VALUE).toString('hex'), Buffer.from(VALUE).toString('base64')]) {
       expect(JSON.stringify(row)).not.toContain(form);
     }
-    expect(await store.claim(em(), request(key))).toEqual({ kind: 'replay', answer: REVEALING });
+    expect(await stateOf(request(key))).toEqual({ kind: 'replay', answer: REVEALING });
   });
 
   it('does not open an answer copied onto another API key\'s record, or with a key that did not seal it', async () => {
     const key = randomUUID();
-    await completed(key, REVEALING);
-    const other = await claimed(store.claim(em(), request(key, CREATE, ACME, OTHER_WRITER)));
+    await answered(request(key), REVEALING);
+    await answered(request(key, CREATE, ACME, OTHER_WRITER));
     await database().query(
-      `update idempotency_record o set answer_sealed = w.answer_sealed, answer_key_fingerprint = w.answer_key_fingerprint, committed = true
-         from idempotency_record w where o.id = $1 and w.key = $2 and w.api_key_id = $3`, [other.id, key, WRITER]);
-    expect(await store.claim(em(), request(key, CREATE, ACME, OTHER_WRITER))).toEqual({ kind: 'lost' });
-    expect(await new IdempotencyStore(new SecretCipher(randomBytes(32))).claim(em(), request(key))).toEqual({ kind: 'lost' });
+      `update idempotency_record o set answer_sealed = w.answer_sealed, answer_key_fingerprint = w.answer_key_fingerprint
+         from idempotency_record w where o.key = $1 and o.api_key_id = $2 and w.key = $1 and w.api_key_id = $3`, [key, OTHER_WRITER, WRITER]);
+    expect(await stateOf(request(key, CREATE, ACME, OTHER_WRITER))).toEqual({ kind: 'lost' });
+    expect(await stateOf(request(key), new IdempotencyStore(new SecretCipher(randomBytes(32))))).toEqual({ kind: 'lost' });
   });
 
-  it('re-seals stored answers under a new key on rotation, and drops those no key opens', async () => {
+  it('re-seals stored answers under a new key on rotation, and marks those no key opens', async () => {
     const [kept, damaged] = [randomUUID(), randomUUID()];
-    await completed(kept, REVEALING);
-    await completed(damaged, CREATED);
+    await answered(request(kept), REVEALING);
+    await answered(request(damaged));
     await database().query(`update idempotency_record set answer_sealed = decode('01' || repeat('00', 40), 'hex') where key = $1`, [damaged]);
     const newKey = randomBytes(32);
     const rotating = new IdempotencyStore(new SecretCipher(newKey, [SECRETS_KEY]));
@@ -287,11 +287,10 @@ describe('sealed answers', () => {
     expect(outcome.resealed).toBeGreaterThanOrEqual(1);
     expect(await rotating.resealAnswers(em(), 1)).toEqual({ resealed: 0, dropped: 0 });
     const afterRotation = new IdempotencyStore(new SecretCipher(newKey));
-    expect(await afterRotation.claim(em(), request(kept))).toEqual({ kind: 'replay', answer: REVEALING });
-    // The damaged answer is gone: its write committed, so once its lease has passed a retry hears it was lost.
-    await age(damaged, 'claimed_at', 61);
-    expect(await afterRotation.claim(em(), request(damaged))).toEqual({ kind: 'lost' });
-    expect(await store.claim(em(), request(kept))).toEqual({ kind: 'lost' });
+    expect(await stateOf(request(kept), afterRotation)).toEqual({ kind: 'replay', answer: REVEALING });
+    // The damaged answer's write happened: a retry hears that its answer was lost, and does not run again.
+    expect(await stateOf(request(damaged), afterRotation)).toEqual({ kind: 'lost' });
+    expect(await stateOf(request(kept))).toEqual({ kind: 'lost' });
   });
 });
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../src/modules/idempotency/idempotency-key.ts';
 import { hashApiKey } from '../src/modules/tenancy/api-key-secret.ts';
 import { startFixtureApp, type FixtureApp } from './support/fixture-app.ts';
+import { holdLock } from './support/parked-writes.ts';
 import { ACME, ACME_DEPLOYMENT, GLOBEX_DEPLOYMENT } from './support/fixtures.ts';
 import {
   DEPLOYMENT, DEPLOYMENTS, PUSH_TOKEN, REDEPLOY, UPLOAD_URL, openApiConformance,
@@ -74,13 +75,21 @@ describe('REST writes in the OpenAPI document', () => {
   const create = (name: string, source = 'internal_docker', extra: Record<string, unknown> = {}) =>
     JSON.stringify({ name, source, source_config: {}, source_revision_config: {}, secrets: [{ name: 'A', value: 'a' }], ...extra });
 
-  /** A claim left on a key, as a request that is still running (or died after its commit) leaves it. */
-  async function leftClaim(method: string, target: string, body: string, committed: boolean): Promise<string> {
+  /** A key a request is running under: a transaction of the test's holds its lock until released. */
+  async function runningKey(): Promise<{ key: string; release: () => Promise<void> }> {
+    const key = randomUUID();
+    const [{ id }] = await fixture.db.query<{ id: string }>('select id from api_key where key_hash = $1', [hashApiKey(fixture.keys.writer)]) as [{ id: string }];
+    const holder = await holdLock(fixture.db, 'select pg_advisory_xact_lock(hashtextextended($1, 0))', [`idempotency-key/${ACME}/${id}/${key}`]);
+    return { key, release: () => holder.release() };
+  }
+
+  /** A key whose write committed with an answer no configured secrets key opens any more. */
+  async function lostAnswer(method: string, target: string, body: string): Promise<string> {
     const key = randomUUID();
     await fixture.db.query(
-      `insert into idempotency_record (id, tenant_id, api_key_id, key, fingerprint, claimed_at, committed, created_at)
-       values ($1, $2, (select id from api_key where key_hash = $3), $4, $5, now() - $6 * interval '1 second', $7, now())`,
-      [randomUUID(), ACME, hashApiKey(fixture.keys.writer), key, fingerprintOf(method, target, Buffer.from(body)), committed ? 120 : 0, committed]);
+      `insert into idempotency_record (id, tenant_id, api_key_id, key, fingerprint, answer_sealed, answer_key_fingerprint, created_at)
+       values ($1, $2, (select id from api_key where key_hash = $3), $4, $5, '\\x00', '', now())`,
+      [randomUUID(), ACME, hashApiKey(fixture.keys.writer), key, fingerprintOf(method, target, Buffer.from(body))]);
     return key;
   }
 
@@ -125,8 +134,12 @@ describe('REST writes in the OpenAPI document', () => {
     await send({ ...base, body: create('bad-key'), headers: { 'idempotency-key': 'a b' }, status: 400 });
     await send({ ...base, body: create('no-key'), headers: { 'x-api-key': '' }, status: 401 });
     await send({ ...base, body: create('reader'), headers: { 'x-api-key': fixture.keys.reader }, status: 403 });
-    const running = await leftClaim('POST', DEPLOYMENTS, create('running'), false);
-    await send({ ...base, body: create('running'), headers: { 'idempotency-key': running }, status: 409 });
+    const running = await runningKey();
+    try {
+      await send({ ...base, body: create('running'), headers: { 'idempotency-key': running.key }, status: 409 });
+    } finally {
+      await running.release();
+    }
   });
 
   it('PATCH /v2/deployments/{deployment_id}: the example body, with If-Match and without, and every refusal', async () => {
@@ -146,9 +159,9 @@ describe('REST writes in the OpenAPI document', () => {
     await send({ ...base, body: '{}', headers: { 'idempotency-key': '' }, status: 400 });
     await send({ ...base, body: '{}', headers: { 'x-api-key': 'dmk_unknown' }, status: 401 });
     await send({ ...base, body: '{}', headers: { 'x-api-key': fixture.keys.reader }, status: 403 });
-    const lost = await leftClaim('PATCH', base.path, '{}', true);
+    const lost = await lostAnswer('PATCH', base.path, '{}');
     const answer = await send({ ...base, body: '{}', headers: { 'idempotency-key': lost }, status: 409 });
-    expect(answer.body.detail).toMatch(/answer was lost; read the resource/);
+    expect(answer.body.detail).toMatch(/its answer can no longer be read; read the resource/);
   });
 
   it('DELETE /v2/deployments/{deployment_id}: 204 (delete_tracing_project accepted), then 404, and every refusal', async () => {

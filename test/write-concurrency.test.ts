@@ -215,13 +215,13 @@ describe('a write whose database connection is lost', () => {
     expect(await revisionsOf(deployment.id)).toBe(before.revisions + 1);
   });
 
-  it('after its commit is not carried out again by a retry under its Idempotency-Key', async () => {
+  it('while its answer is read takes the write with it, and a retry under its Idempotency-Key runs it once', async () => {
     const { json: deployment } = await created(uniqueName('answer-lost'));
     const before = await revisionsOf(deployment.id);
     const key = randomUUID();
     const send = () => rest('PATCH', `/v2/deployments/${deployment.id}`, { body: patchBody('answer-lost:2', 'second'), headers: { 'idempotency-key': key } });
 
-    // The PATCH writes no secret reference; reading the answer after the commit waits for the table.
+    // The PATCH writes no secret reference; reading the answer waits for the table.
     const holder = await holdLock(db, 'lock table secret_reference in access exclusive mode');
     let failed: Answer;
     try {
@@ -234,17 +234,23 @@ describe('a write whose database connection is lost', () => {
         read = (await lockWaiters(db, 1)).find((waiter) => /secret_reference/.test(waiter.query));
       }
       expect(read?.query).toMatch(/secret_reference/);
-      expect(await revisionsOf(deployment.id), 'the write committed before its answer was read').toBe(before + 1);
+      // The answer is made in the write's transaction (it is stored there): nothing is committed yet.
+      expect(await revisionsOf(deployment.id), 'the write waits for its answer').toBe(before);
       await terminate(db, read!.pid);
       failed = await sent;
     } finally {
       await holder.release();
     }
     expect([500, 503], describeAnswer(failed)).toContain(failed.status);
+    expect(await revisionsOf(deployment.id)).toBe(before);
 
     const retried = await send();
-    expect(retried.status, describeAnswer(retried)).toBe(409);
-    expect(retried.json.detail).toMatch(/still being processed|its answer was lost/);
+    expect(retried.status, describeAnswer(retried)).toBe(200);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(await revisionsOf(deployment.id)).toBe(before + 1);
+    const again = await send();
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(retried.text);
     expect(await revisionsOf(deployment.id)).toBe(before + 1);
   });
 });

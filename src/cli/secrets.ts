@@ -111,7 +111,7 @@ async function rotate(config: Config, database: Database, batchSize: number): Pr
   // The answers kept for Idempotency-Key retries may show secret values too, and are sealed under the same key.
   const answers = await new IdempotencyStore(cipher).resealAnswers(database.orm.em.fork(), batchSize);
   console.log(`Re-sealed ${answers.resealed} stored answers of idempotent writes under key ${cipher.fingerprint}`
-    + `${answers.dropped ? `; dropped ${answers.dropped} that no configured key opens` : ''}.`);
+    + `${answers.dropped ? `; ${answers.dropped} no configured key opens (a retry under their keys hears the answer was lost)` : ''}.`);
   console.log(`Rotated ${result.rotated} secrets to key ${cipher.fingerprint} (SECRETS_KEY); ${result.alreadyCurrent} were already under it. `
     + 'Every readable secret is now under SECRETS_KEY: SECRETS_KEY_PREVIOUS is no longer needed.');
   if (result.unreadableTotal > 0) {

@@ -14,6 +14,7 @@ import type { DatabaseNotifications } from '../db/database-notifications.ts';
 import type { DeploymentChangeFeed } from '../modules/deployments/live/deployment-change-feed.ts';
 import type { ReadReplicas, ReadTarget } from '../db/read-replicas.ts';
 import type { SourceArchives } from '../modules/storage/source-archives.ts';
+import type { OperationTransaction } from '../modules/idempotency/keyed-write.ts';
 import { RequestLoaders } from './loaders.ts';
 import { tenantRequired } from './errors.ts';
 
@@ -66,19 +67,14 @@ export interface GraphQLContext {
   reportUnreadableSecret: (error: SecretDecryptionError) => void;
   /** Where subscriptions get their streams. */
   deploymentChanges: DeploymentChangeFeed | undefined;
-  /** Runs inside each write's transaction before it commits: the request's idempotency key is marked there. */
-  beforeCommit: ((tx: EntityManager) => Promise<void>) | undefined;
   /**
    * Runs after each write commits, before its answer: with read replicas, the caller's next reads wait for a
-   * replica that has replayed the write (read your writes, db/read-replicas.ts).
+   * replica that has replayed the write (read your writes, db/read-replicas.ts). Not set when the operation
+   * runs in a transaction of its door's, which runs it after its own commit.
    */
   afterCommit: (() => Promise<void>) | undefined;
 }
 
-/** What a request adds to its operation's context: its Idempotency-Key's claim, for a write to mark. */
-export interface OperationExtras {
-  beforeCommit?: (tx: EntityManager) => Promise<void>;
-}
 
 /** Whose writes a read must see: the key's, in the tenant it acts for. */
 const writerOf = (principal: Principal) => `${principal.apiKeyId}/${principal.tenantId}`;
@@ -92,14 +88,14 @@ const writersOf = (principal: Principal) => (principal.tenantId === NO_SINGLE_TE
  * The context of one operation of `principal`'s, made in the operation's turn (nothing before it reads one).
  * At once, unless replicas are in rotation and the caller's last write position is kept outside this process.
  */
-export function createGraphQLContext(principal: Principal, services: AppServices, extras: OperationExtras = {}): GraphQLContext | Promise<GraphQLContext> {
+export function createGraphQLContext(principal: Principal, services: AppServices): GraphQLContext | Promise<GraphQLContext> {
   const { replicas } = services;
-  if (!replicas) return contextOn({ orm: services.orm, replica: undefined }, principal, services, extras);
+  if (!replicas) return contextOn({ orm: services.orm, replica: undefined }, principal, services);
   const target = replicas.pickFor(writerOf(principal));
-  return target instanceof Promise ? target.then((t) => contextOn(t, principal, services, extras)) : contextOn(target, principal, services, extras);
+  return target instanceof Promise ? target.then((t) => contextOn(t, principal, services)) : contextOn(target, principal, services);
 }
 
-function contextOn({ orm, replica }: ReadTarget, principal: Principal, services: AppServices, extras: OperationExtras): GraphQLContext {
+function contextOn({ orm, replica }: ReadTarget, principal: Principal, services: AppServices): GraphQLContext {
   const { replicas } = services;
   // Forked on first use: `{ __typename }`, introspection and documents refused before execution read nothing,
   // and a fork (a copy of the ORM's filters and configuration) cost them about 20 µs.
@@ -116,7 +112,6 @@ function contextOn({ orm, replica }: ReadTarget, principal: Principal, services:
     revealer,
     reportUnreadableSecret: services.reportUnreadableSecret ?? (() => {}),
     deploymentChanges: services.deploymentChanges,
-    beforeCommit: extras.beforeCommit,
     afterCommit: replicas && (async () => {
       await Promise.all(writersOf(principal).map((writer) => replicas.noteWrite(writer)));
     }),
@@ -141,4 +136,17 @@ export function readFromPrimary(ctx: GraphQLContext): void {
   let primary: TenantSafeEntityManager | undefined;
   ctx.em = () => (primary ??= ctx.primaryEm());
   ctx.loaders = new RequestLoaders(ctx.em, ctx.revealer);
+}
+
+/**
+ * Points the operation at the transaction its door holds (a write under an Idempotency-Key): it reads and
+ * writes there, on the primary, and what waits for a write's commit waits for the door's.
+ */
+export function useTransaction(ctx: GraphQLContext, transaction: OperationTransaction): void {
+  ctx.replica = undefined;
+  ctx.em = () => transaction.em;
+  ctx.primaryEm = () => transaction.em;
+  ctx.loaders = new RequestLoaders(ctx.em, ctx.revealer);
+  if (ctx.afterCommit) transaction.afterCommit.push(ctx.afterCommit);
+  ctx.afterCommit = undefined;
 }

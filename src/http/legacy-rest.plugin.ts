@@ -4,9 +4,10 @@
 // (its context factory and execute, with every plugin): the reference test/rest-runner.test.ts compares the
 // runner's answers with. Routing and the legacy answers are the functions the runner calls (rest/rest-router.ts).
 import { Response } from '@whatwg-node/fetch';
-import type { DocumentNode, ExecutionResult } from 'graphql';
+import type { DocumentNode, ExecutionResult, GraphQLError } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
-import type { GraphQLContext } from '../graphql/context.ts';
+import { useTransaction, type GraphQLContext } from '../graphql/context.ts';
+import { maskUnexpectedError, UNEXPECTED_ERROR_MESSAGE } from '../graphql/mask-error.ts';
 import { scopeOfServerContext } from '../observability/request-scope.ts';
 import type { LegacyAnswer } from '../rest/legacy-responses.ts';
 import { openApiDocument } from '../rest/openapi.ts';
@@ -45,11 +46,17 @@ export function useLegacyRest({ routes, router, graphqlEndpoint, idempotentWrite
         return enveloped.contextFactory();
       },
       principalOf: (contextValue) => (contextValue as GraphQLContext).principal,
-      execute: async (route, contextValue, variableValues, extras) => {
+      execute: async (route, contextValue, variableValues, keyed) => {
         let document = documents.get(route);
         if (!document) documents.set(route, (document = prepareRoute(enveloped.schema, route).document));
-        (contextValue as GraphQLContext).beforeCommit = extras.beforeCommit;
-        return (await enveloped.execute({ schema: enveloped.schema, document, contextValue, variableValues })) as ExecutionResult;
+        const execute = async () => (await enveloped.execute({ schema: enveloped.schema, document, contextValue, variableValues })) as ExecutionResult;
+        if (!keyed) return execute();
+        // The envelop's turn is taken inside the key's transaction here (a reference for tests, not a server).
+        return keyed.run(async (transaction) => {
+          useTransaction(contextValue as GraphQLContext, transaction);
+          const result = await execute();
+          return result.errors ? { ...result, errors: result.errors.map((error) => maskUnexpectedError(error, UNEXPECTED_ERROR_MESSAGE) as GraphQLError) } : result;
+        });
       },
     };
   };

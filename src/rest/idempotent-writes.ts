@@ -1,21 +1,18 @@
-// The REST door's side of `Idempotency-Key` (docs/decisions.md#idempotency-keys): a write sent with the header
-// claims the key for its tenant before it runs, marks it inside its own transaction, and leaves its answer for
-// a retry to get. What the key's record says decides the answer to a second request under it.
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { TenantSafeEntityManager } from '../db/tenant-safe-entity-manager.ts';
+// The REST door's side of `Idempotency-Key` (docs/decisions.md#idempotency-keys): the header read, the keyed
+// write that runs the route's operation in the key's transaction (modules/idempotency/keyed-write.ts), and the
+// legacy answers to what the key's record says instead.
 import { fingerprintOf, parseIdempotencyKey } from '../modules/idempotency/idempotency-key.ts';
-import type { IdempotencyStore } from '../modules/idempotency/idempotency-store.ts';
+import { KeyedWrite, type AnswerMaker, type IdempotentWrites, type KeyedOutcome } from '../modules/idempotency/keyed-write.ts';
+import type { StoredAnswer } from '../modules/idempotency/idempotency-store.ts';
 import { detail, legacyAnswer, validationFailed, type LegacyAnswer } from './legacy-responses.ts';
 import { pydanticError } from './pydantic-errors.ts';
 
-export const IDEMPOTENCY_KEY = 'idempotency-key';
-const KEY_REUSED = 'this Idempotency-Key was used with another request; use a new key for a new request';
+export type { IdempotentWrites } from '../modules/idempotency/keyed-write.ts';
 
-export interface IdempotentWrites {
-  store: IdempotencyStore;
-  /** The primary's EntityManager (never a replica: a claim must see every other). */
-  em: () => TenantSafeEntityManager;
-}
+export const IDEMPOTENCY_KEY = 'idempotency-key';
+export const KEY_REUSED = 'this Idempotency-Key was used with another request; use a new key for a new request';
+export const KEY_IN_USE = 'A request with this Idempotency-Key is still being processed; retry later.';
+export const ANSWER_LOST = 'A request with this Idempotency-Key was carried out, but its answer can no longer be read; read the resource to see its outcome.';
 
 export interface IdempotentRequest {
   method: string;
@@ -28,43 +25,34 @@ export interface IdempotentRequest {
   apiKeyId: string;
 }
 
-/** The answer to a write under an Idempotency-Key: `run`'s (told what to mark inside its transaction), or the key's. */
-export async function answerIdempotently(
-  writes: IdempotentWrites, request: IdempotentRequest,
-  run: (beforeCommit: (tx: EntityManager) => Promise<void>) => Promise<LegacyAnswer>,
-): Promise<LegacyAnswer> {
+/**
+ * The keyed write of a request with an Idempotency-Key, or the 400 to a header that is no key. `answerOf` makes
+ * the route's legacy answer of its operation's result; a 5xx is not kept (a retry runs again).
+ */
+export function keyedLegacyWrite(
+  writes: IdempotentWrites, request: IdempotentRequest, answerOf: AnswerMaker<LegacyAnswer>['answerOf'],
+): KeyedWrite<LegacyAnswer> | LegacyAnswer {
   const parsed = parseIdempotencyKey(request.header);
   if ('problem' in parsed) return detail(400, parsed.problem);
-  const em = writes.em();
-  const outcome = await writes.store.claim(em, {
-    tenantId: request.tenantId, apiKeyId: request.apiKeyId, key: parsed.key, fingerprint: fingerprintOf(request.method, request.target, request.body),
+  const { tenantId, apiKeyId, method, target, body } = request;
+  return new KeyedWrite(writes, { tenantId, apiKeyId, key: parsed.key, fingerprint: fingerprintOf(method, target, body) }, {
+    answerOf,
+    // Stored as its JSON text: a replay is the first answer's bytes (jsonb would not keep the keys' order).
+    stored: (answer): StoredAnswer | undefined => (answer.status >= 500 ? undefined : { status: answer.status, headers: answer.headers ?? {}, body: JSON.stringify(answer.body) }),
   });
+}
+
+/** The legacy answer to a keyed write's outcome. */
+export function legacyAnswerOf(outcome: KeyedOutcome<LegacyAnswer>, key: string): LegacyAnswer {
   switch (outcome.kind) {
+    case 'ran': return outcome.answer;
     case 'replay': {
       const { status, headers, body } = outcome.answer;
-      // Stored as its JSON text: jsonb would not keep the keys' order, and a replay is the first answer's bytes.
       return legacyAnswer(status, typeof body === 'string' ? JSON.parse(body) : body, { ...headers, 'idempotent-replayed': 'true' });
     }
-    case 'mismatch':
-      // Built as pydantic builds its items, so the keys come in its order (type, loc, msg, input, ctx).
-      return validationFailed([pydanticError.valueError(['header', 'Idempotency-Key'], parsed.key, KEY_REUSED)]);
-    case 'in-progress':
-      return detail(409, 'A request with this Idempotency-Key is still being processed; retry later.');
-    case 'lost':
-      return detail(409, 'A request with this Idempotency-Key was carried out, but its answer was lost; read the resource to see its outcome.');
-    case 'claimed':
-      break;
+    // Built as pydantic builds its items, so the keys come in its order (type, loc, msg, input, ctx).
+    case 'mismatch': return validationFailed([pydanticError.valueError(['header', 'Idempotency-Key'], key, KEY_REUSED)]);
+    case 'in-progress': return detail(409, KEY_IN_USE);
+    case 'lost': return detail(409, ANSWER_LOST);
   }
-  const claim = outcome.record;
-  let answer: LegacyAnswer;
-  try {
-    answer = await run((tx) => writes.store.markCommitted(tx as TenantSafeEntityManager, claim));
-  } catch (error) {
-    await writes.store.release(em, claim).catch(() => {});
-    throw error;
-  }
-  // A failure that is the service's (5xx) is not kept: a retry runs again, as if the first had never come.
-  if (answer.status >= 500) await writes.store.release(em, claim);
-  else await writes.store.complete(em, claim, { status: answer.status, headers: answer.headers ?? {}, body: JSON.stringify(answer.body) });
-  return answer;
 }

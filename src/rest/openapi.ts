@@ -52,7 +52,7 @@ function writeResponses(route: RestRoute, declared: Record<string, { description
   if (problems.length > 0) responses[400] = errorResponse(`Bad Request: ${problems.join(', or ')}.`);
   if (route.idempotent) {
     const own = declared[409]?.description;
-    responses[409] = errorResponse(`${own ? `${own} Or: a` : 'A'} request under the same Idempotency-Key is still running, or was carried out but its answer was lost (read the deployment).`);
+    responses[409] = errorResponse(`${own ? `${own} Or: a` : 'A'} request under the same Idempotency-Key is still running, or was carried out but its answer can no longer be read (read the deployment).`);
   }
   if (route.ifMatch) {
     responses[412] = { ...errorResponse('If-Match names a version the deployment no longer has; `ETag` is its current tag.'), headers: { ETag: stringHeader(ETAG_HEADER) } };

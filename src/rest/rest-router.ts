@@ -12,11 +12,11 @@ import { parseParameters } from './parameters.ts';
 import { pydanticError } from './pydantic-errors.ts';
 import { snakeCase } from '../modules/common/legacy-json.ts';
 import type { BodyCheck, RestRoute, RouteCall } from './rest-route.ts';
-import type { OperationExtras } from '../graphql/context.ts';
+import { KeyedWrite } from '../modules/idempotency/keyed-write.ts';
 import { NO_SINGLE_TENANT, TENANT_REQUIRED, type Principal } from '../modules/tenancy/authenticate.ts';
 import { NOT_A_DATA_PLANE } from '../modules/revisions/lifecycle/lifecycle-problems.ts';
 import { READ_ONLY_KEY } from '../modules/deployments/writes/write-problems.ts';
-import { answerIdempotently, IDEMPOTENCY_KEY, type IdempotentWrites } from './idempotent-writes.ts';
+import { IDEMPOTENCY_KEY, keyedLegacyWrite, legacyAnswerOf, type IdempotentWrites } from './idempotent-writes.ts';
 import { parseJsonBody } from './json-body.ts';
 import { NOT_MODIFIED } from '../graphql/not-modified.ts';
 
@@ -107,7 +107,8 @@ export interface RouteOperation<Caller> {
   caller(route: RestRoute): Caller | Promise<Caller>;
   /** Who the caller is, for a write: its tenant and whether its key may write. */
   principalOf(caller: Caller): Principal;
-  execute(route: RestRoute, caller: Caller, variables: Record<string, unknown>, extras: OperationExtras): Promise<ExecutionResult>;
+  /** Runs the route's operation; under an Idempotency-Key, in `keyed`'s transaction (it then says the outcome). */
+  execute(route: RestRoute, caller: Caller, variables: Record<string, unknown>, keyed: KeyedWrite<unknown> | undefined): Promise<ExecutionResult>;
 }
 
 /** What the REST door reads of a request. */
@@ -159,19 +160,21 @@ export async function restAnswer<Caller>(
     const body = route.body ? checkedBody(route.body, json.value) : { ok: true as const, value: undefined };
     if (!parsed.ok || !body.ok) return validationFailed([...(parsed.ok ? [] : parsed.errors), ...(body.ok ? [] : body.errors)]);
     const call: RouteCall = { values: parsed.values, path, body: body.value, ifMatch: request.headers.get('if-match') ?? undefined };
-    const run = async (extras: OperationExtras) => {
-      const result = await operation.execute(route, caller, route.variables(call), extras);
-      // A client gone while the operation waited for its turn: it did not run, and nothing is answered.
-      if (scope.ended) return clientGone();
-      // A read whose If-None-Match named its tag: it did not run either (the runner answers 304).
-      if (result === NOT_MODIFIED) return notModified();
-      return resultAnswer(route, call, url.searchParams, result, (errors) => logFailure('REST operation failed', errors));
-    };
-    const key = route.idempotent ? request.headers.get(IDEMPOTENCY_KEY) : null;
-    if (key === null || !idempotentWrites) return await run({});
-    return await answerIdempotently(idempotentWrites, {
-      method, target: url.pathname + url.search, body: request.body, header: key, tenantId: principal.tenantId, apiKeyId: principal.apiKeyId,
-    }, (beforeCommit) => run({ beforeCommit }));
+    const answerOf = (result: ExecutionResult) => resultAnswer(route, call, url.searchParams, result, (errors) => logFailure('REST operation failed', errors));
+    const header = route.idempotent ? request.headers.get(IDEMPOTENCY_KEY) : null;
+    const keyed = header === null || !idempotentWrites ? undefined : keyedLegacyWrite(idempotentWrites, {
+      method, target: url.pathname + url.search, body: request.body, header, tenantId: principal.tenantId, apiKeyId: principal.apiKeyId,
+    }, answerOf);
+    // A header that is no key: 400.
+    if (keyed && !(keyed instanceof KeyedWrite)) return keyed;
+    const result = await operation.execute(route, caller, route.variables(call), keyed as KeyedWrite<unknown> | undefined);
+    // Under a key, the answer was made (and kept) in its transaction, or the key's record answered.
+    if (keyed?.outcome) return legacyAnswerOf(keyed.outcome, keyed.key);
+    // A client gone while the operation waited for its turn: it did not run, and nothing is answered.
+    if (scope.ended) return clientGone();
+    // A read whose If-None-Match named its tag: it did not run either (the runner answers 304).
+    if (result === NOT_MODIFIED) return notModified();
+    return answerOf(result);
   } catch (error) {
     if (isDatabaseUnavailable(error)) return serviceUnavailable();
     logFailure('REST request failed', error);

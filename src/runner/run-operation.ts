@@ -8,7 +8,7 @@
 import { execute, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Tracer } from '@opentelemetry/api';
 import type { CompiledOperations } from '../graphql/compiled-operations.plugin.ts';
-import { createGraphQLContext, type AppServices, type GraphQLContext, type OperationExtras } from '../graphql/context.ts';
+import { createGraphQLContext, useTransaction, type AppServices, type GraphQLContext } from '../graphql/context.ts';
 import type { RunnableOperation } from '../graphql/operation-documents.ts';
 import { withReplicaFallback } from '../graphql/replica-fallback.plugin.ts';
 import { executeInTurn, type OperationsAtOnce } from '../limits/operations-at-once.ts';
@@ -20,6 +20,7 @@ import type { RequestScope } from '../observability/request-scope.ts';
 import { NO_SINGLE_TENANT, type Principal } from '../modules/tenancy/authenticate.ts';
 import { tenantDataVersions } from '../modules/tenancy/data-version/tenant-data-version.ts';
 import { NOT_MODIFIED } from '../graphql/not-modified.ts';
+import { KEY_ANSWERED, type KeyedWrite } from '../modules/idempotency/keyed-write.ts';
 import type { Revalidation } from './entity-tags.ts';
 
 export interface OperationSteps {
@@ -38,9 +39,13 @@ export interface OperationSteps {
 /** What a request whose client has gone while it waited for its turn gets: nobody reads it. */
 const GONE: ExecutionResult = { errors: [] };
 
-/** What a request adds to its operation: its context's extras, and for a read, what its entity tag is made of. */
-export interface RunExtras extends OperationExtras {
+/**
+ * What a request adds to its operation: for a read, what its entity tag is made of; for a write under an
+ * Idempotency-Key, the keyed write that runs it in the key's transaction (modules/idempotency/keyed-write.ts).
+ */
+export interface RunExtras {
   revalidation?: Revalidation;
+  keyed?: KeyedWrite<unknown>;
 }
 
 /**
@@ -70,16 +75,31 @@ export async function runOperation(
     // metrics end for it, as Yoga does.
     return { errors: [maskError(error) as GraphQLError] };
   }
-  if (result === GONE) return GONE;
+  // Not run: the client went, or the key's record answered (keyed.outcome).
+  if (result === GONE || result === KEY_ANSWERED) return result;
   done(result);
-  return result.errors == null ? result : { ...result, errors: result.errors.map((error) => maskError(error) as GraphQLError) };
+  // A keyed write's result was masked in its transaction, where its answer was made of it.
+  return extras.keyed ? result : masked(steps, result);
 }
 
-/** The context, made in the turn, and the execution (again on the primary if a replica failed it). */
+const masked = ({ maskError }: OperationSteps, result: ExecutionResult): ExecutionResult =>
+  (result.errors == null ? result : { ...result, errors: result.errors.map((error) => maskError(error) as GraphQLError) });
+
+/**
+ * The context, made in the turn, and the execution (again on the primary if a replica failed it); under an
+ * Idempotency-Key, in the key's transaction, whose stored answer is made of the masked result.
+ */
 function executeWithContext(
   steps: OperationSteps, principal: Principal, operation: RunnableOperation, variables: Record<string, unknown> | undefined, extras: RunExtras,
 ): ExecutionResult | Promise<ExecutionResult> {
-  const context = createGraphQLContext(principal, steps.services, extras);
+  if (extras.keyed) {
+    return extras.keyed.run(async (transaction) => {
+      const context = await createGraphQLContext(principal, steps.services);
+      useTransaction(context, transaction);
+      return masked(steps, await executeIn(steps, context, operation, variables, undefined));
+    });
+  }
+  const context = createGraphQLContext(principal, steps.services);
   if (context instanceof Promise) return context.then((made) => executeIn(steps, made, operation, variables, extras.revalidation));
   return executeIn(steps, context, operation, variables, extras.revalidation);
 }

@@ -29,7 +29,8 @@ export async function secretsAndReferencesOf(
   if (deploymentIds.length === 0) return [];
   const tenantId = scopedTenantId(em, 'Secret');
   const ids = uuidLiterals([...new Set(deploymentIds)]);
-  const rows = await em.getConnection().execute<ListedRow[]>(statement(withCiphertexts, ids), [tenantId, tenantId]);
+  // In the EntityManager's transaction when it has one: a write's answer lists what the write made.
+  const rows = await em.getConnection().execute<ListedRow[]>(statement(withCiphertexts, ids), [tenantId, tenantId], 'all', em.getTransactionContext());
   // Each deployment's lists, filled in one pass over the rows (in their order: by position within a deployment).
   const listed = new Map<string, SecretsOfDeployment>(deploymentIds.map((id) => [id, { secrets: [], references: [] }]));
   for (const { deployment_id, is_reference, name, value_ciphertext, key_fingerprint, secret_name, secret_key } of rows) {

@@ -2,9 +2,9 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { TenantOwnedSchema } from '../common/base.entity.ts';
 import { ApiKeySchema } from '../tenancy/api-key.entity.ts';
 
-// A request made under an `Idempotency-Key` (docs/decisions.md#idempotency-keys): claimed before the write
-// runs, marked committed inside the write's own transaction, and holding the answer once it is sent, so that a
-// retry under the same key gets that answer instead of a second write. Kept 24 hours. A key is the API key's
+// The answer to a request made under an `Idempotency-Key` (docs/decisions.md#idempotency-keys), stored in the
+// write's own transaction, so that a retry under the same key gets that answer instead of a second write, even
+// when the first request's process died before replying. Kept 24 hours. A key is the API key's
 // that sent it, in one tenant: a replay shows no other API key what the first answer showed its own.
 export const IdempotencyRecordSchema = defineEntity({
   name: 'IdempotencyRecord',
@@ -16,17 +16,13 @@ export const IdempotencyRecordSchema = defineEntity({
     key: p.text(),
     /** SHA-256 of the method, the path and the body: the same key with another request is refused. */
     fingerprint: p.text(),
-    /** When the request holding the key started; a claim older than the lease is a crashed request's. */
-    claimedAt: p.datetime(),
-    /** Set in the write's transaction: once true, the write happened, whatever became of its answer. */
-    committed: p.boolean().default(false),
     /**
-     * The answer sent (status, headers, body), once there is one, sealed as secret values are (it may hold
-     * them): AES-256-GCM under the secrets key, bound to the record's tenant, API key and key.
+     * The answer sent (status, headers, body), sealed as secret values are (it may hold them): AES-256-GCM
+     * under the secrets key, bound to the record's tenant, API key and key.
      */
-    answerSealed: p.blob().nullable().hidden(),
+    answerSealed: p.blob().hidden(),
     /** Fingerprint of the secrets key that sealed the answer (rotation re-seals the others). */
-    answerKeyFingerprint: p.text().nullable(),
+    answerKeyFingerprint: p.text(),
     createdAt: p.datetime(),
   },
 });

@@ -1,14 +1,15 @@
 // The store behind the `Idempotency-Key` header (the IETF httpapi draft "The Idempotency-Key HTTP Header
-// Field"), per tenant: a write request claims its key before it runs, marks the claim committed inside its own
-// transaction, and stores its answer afterwards, so that a retry gets that answer instead of a second write.
+// Field"): a write request under a key runs in one transaction that first takes the key's lock and reads its
+// record, and ends by storing its answer, so that the answer commits with the write or neither does. A retry
+// gets that answer instead of a second write, even when the first request's process died between its commit
+// and its reply (keyed-write.ts runs it).
 //
-// Hand-written SQL on purpose: a claim needs INSERT … ON CONFLICT and conditional UPDATEs whose outcome decides
-// which of several concurrent requests may write, and nothing here may come from (or linger in) an identity
-// map. The database's clock judges leases and expiry, so that gateway processes whose clocks differ agree.
+// The lock is a transaction-level advisory lock: PostgreSQL releases it when the transaction ends, and when the
+// session holding it dies, so a retry of a request whose gateway died learns at once that nothing of it
+// happened and runs it, instead of waiting out a lease.
 //
-// A claim is identified by the record's id, and a takeover gives the record a new id: whoever held the claim
-// before finds its id gone, so its markCommitted fails (and its write rolls back) and its complete/release
-// touch nothing. At most one write under a key ever commits.
+// Hand-written SQL on purpose: nothing here may come from (or linger in) an identity map. The database's clock
+// judges expiry, so that gateway processes whose clocks differ agree.
 //
 // Keys are an API key's (in one tenant), and answers are stored sealed: an answer may show secret values,
 // which exist at rest nowhere else but sealed, and only to the API key that was shown them.
@@ -33,30 +34,20 @@ export interface IdempotencyRequest {
   fingerprint: string;
 }
 
-/** A claim this request holds: what markCommitted, complete and release take. */
-export interface IdempotencyClaim extends IdempotencyRequest {
-  /** The record's id, which changes when another request takes the claim over. */
-  id: string;
-}
-
-export type ClaimOutcome =
-  /** Run the write (a new key, or one whose earlier request was abandoned or expired). */
-  | { kind: 'claimed'; record: IdempotencyClaim }
+/** What the key's record says of a request under it, once its lock is taken. */
+export type KeyState =
+  /** No answer under the key: run the write (and record its answer in the same transaction). */
+  | { kind: 'free' }
   /** The same request was answered before: send this answer again. */
   | { kind: 'replay'; answer: StoredAnswer }
   /** The key was used for another request (method, path or body differ): 422. */
   | { kind: 'mismatch' }
-  /** The same request is still running (or died less than a lease ago): 409, retry later. */
+  /** Another request under the key is running now (its transaction holds the lock): 409, retry later. */
   | { kind: 'in-progress' }
-  /**
-   * The write committed but its answer was never stored (its process died), or no configured secrets key
-   * opens the stored answer any more: 409, read the resource.
-   */
+  /** The write committed, but no configured secrets key opens its stored answer any more: 409, read the resource. */
   | { kind: 'lost' };
 
 export interface IdempotencyStoreOptions {
-  /** How long a claim that has not committed is protected from takeover (default 60 s). */
-  leaseMs?: number;
   /** How long a record is kept and a replay served (default 24 h). */
   retentionMs?: number;
   /** Least time between two deletions of expired records by one store (default 60 s). */
@@ -65,37 +56,30 @@ export interface IdempotencyStoreOptions {
   purgeBatchSize?: number;
 }
 
-/** A key claim() cannot take (parseIdempotencyKey refuses it too); the door answers 400. */
+/** A key the store cannot take (parseIdempotencyKey refuses it too); the door answers 400. */
 export class InvalidIdempotencyKeyError extends Error {
   override name = 'InvalidIdempotencyKeyError';
 }
 
-/**
- * The claim is no longer this request's: it ran past the lease and a retry took the key over. Thrown by
- * markCommitted so that the write's transaction rolls back instead of committing a second write.
- */
-export class IdempotencyClaimTakenOverError extends Error {
-  override name = 'IdempotencyClaimTakenOverError';
-}
-
-interface ExistingRecord {
-  fingerprint: string;
-  committed: boolean;
+interface KeyRecord {
+  held: boolean;
+  fingerprint: string | null;
   answer_sealed: Buffer | null;
   answer_key_fingerprint: string | null;
-  lease_expired: boolean;
-  expired: boolean;
+  expired: boolean | null;
 }
 
-/** Rounds of insert/read/take-over before a claim on a key that keeps changing under it gives up. */
-const CLAIM_ROUNDS = 3;
+/** The constraint a second record under one key breaks: a request under it committed first. */
+export const RECORD_UNIQUE_CONSTRAINT = 'idempotency_record_tenant_id_api_key_id_key_unique';
 
 /** What a record's sealed answer is bound to: a copy on another record (another API key, tenant or key) does not open. */
 const answerContext = ({ tenantId, apiKeyId, key }: Pick<IdempotencyRequest, 'tenantId' | 'apiKeyId' | 'key'>): SealedTextContext => ['idempotency_record.answer', tenantId, apiKeyId, key];
 
+/** The advisory lock's name: one per key of an API key in a tenant (64 bits of a hash: a collision only serialises two keys). */
+const lockName = ({ tenantId, apiKeyId, key }: IdempotencyRequest) => `idempotency-key/${tenantId}/${apiKeyId}/${key}`;
+
 export class IdempotencyStore {
   readonly #cipher: SecretCipher;
-  readonly #leaseMs: number;
   readonly #retentionMs: number;
   readonly #purgeEveryMs: number;
   readonly #purgeBatchSize: number;
@@ -103,122 +87,77 @@ export class IdempotencyStore {
 
   constructor(cipher: SecretCipher, options: IdempotencyStoreOptions = {}) {
     this.#cipher = cipher;
-    this.#leaseMs = options.leaseMs ?? 60_000;
     this.#retentionMs = options.retentionMs ?? 24 * 60 * 60_000;
     this.#purgeEveryMs = options.purgeEveryMs ?? 60_000;
     this.#purgeBatchSize = options.purgeBatchSize ?? 1000;
   }
 
-  /** Claims the key for this request, or says why the request must not run. Outside any transaction. */
-  async claim(em: EntityManager, request: IdempotencyRequest): Promise<ClaimOutcome> {
-    refuseInTransaction(em, 'claim');
+  /**
+   * Inside the write's transaction, first: takes the key's lock (held to the transaction's end) and reads its
+   * record, in one statement. The record is read in the statement's snapshot, which may predate the commit of
+   * a request that held the lock a moment before: that request's record then makes `record` fail on the
+   * unique key, and the caller runs this again (keyed-write.ts).
+   */
+  async lock(tx: EntityManager, request: IdempotencyRequest): Promise<KeyState> {
+    if (!tx.isInTransaction()) throw new Error('IdempotencyStore.lock belongs inside the write\'s transaction');
     if (request.key.length === 0 || request.key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
       throw new InvalidIdempotencyKeyError(`An idempotency key has 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
     }
-    await this.#purgeNowAndThen(em);
     const { tenantId, apiKeyId, key, fingerprint } = request;
-    for (let round = 0; round < CLAIM_ROUNDS; round++) {
-      const id = randomUUID();
-      const inserted = await em.execute<{ id: string }[]>(
-        `insert into idempotency_record (id, tenant_id, api_key_id, key, fingerprint, claimed_at, committed, created_at)
-         values (?, ?, ?, ?, ?, now(), false, now())
-         on conflict (tenant_id, api_key_id, key) do nothing returning id`,
-        [id, tenantId, apiKeyId, key, fingerprint]);
-      if (inserted.length > 0) return { kind: 'claimed', record: { id, ...request } };
-
-      const [existing] = await em.execute<ExistingRecord[]>(
-        `select fingerprint, committed, answer_sealed, answer_key_fingerprint,
-                claimed_at < now() - ? * interval '1 millisecond' as lease_expired,
-                created_at < now() - ? * interval '1 millisecond' as expired
-           from idempotency_record where tenant_id = ? and api_key_id = ? and key = ?`,
-        [this.#leaseMs, this.#retentionMs, tenantId, apiKeyId, key]);
-      if (!existing) continue; // released or purged since the insert: claim it anew
-      if (!existing.expired) {
-        if (existing.fingerprint !== fingerprint) return { kind: 'mismatch' };
-        if (existing.answer_sealed !== null) {
-          const answer = this.#cipher.openText(existing.answer_sealed, answerContext(request), existing.answer_key_fingerprint ?? '');
-          return answer === undefined ? { kind: 'lost' } : { kind: 'replay', answer: JSON.parse(answer) as StoredAnswer };
-        }
-        if (!existing.lease_expired) return { kind: 'in-progress' };
-        if (existing.committed) return { kind: 'lost' };
-      }
-      // Expired, or abandoned before committing: take it over, unless another request did since the read.
-      // The same conditions as above, in one statement that locks the row, so only one taker wins.
-      const taken = await em.execute<{ id: string }[]>(
-        `update idempotency_record
-            set id = ?, fingerprint = ?, claimed_at = now(), committed = false, answer_sealed = null, answer_key_fingerprint = null, created_at = now()
-          where tenant_id = ? and api_key_id = ? and key = ?
-            and (created_at < now() - ? * interval '1 millisecond'
-                 or (fingerprint = ? and not committed and answer_sealed is null and claimed_at < now() - ? * interval '1 millisecond'))
-          returning id`,
-        [id, fingerprint, tenantId, apiKeyId, key, this.#retentionMs, fingerprint, this.#leaseMs]);
-      if (taken.length > 0) return { kind: 'claimed', record: { id, ...request } };
+    const [found] = await tx.execute<KeyRecord[]>(
+      `select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as held, r.fingerprint, r.answer_sealed, r.answer_key_fingerprint,
+              r.created_at < now() - ? * interval '1 millisecond' as expired
+         from (select 1) as one
+         left join idempotency_record r on r.tenant_id = ? and r.api_key_id = ? and r.key = ?`,
+      [lockName(request), this.#retentionMs, tenantId, apiKeyId, key]);
+    // The lock held elsewhere with an answer stored: another retry is reading it, and this one reads it too.
+    if (!found!.held && (found!.fingerprint === null || found!.expired)) return { kind: 'in-progress' };
+    if (found!.fingerprint === null) return { kind: 'free' };
+    if (found!.expired) {
+      // Kept past its retention: the key is free again (the purge had not come to it yet).
+      await tx.execute('delete from idempotency_record where tenant_id = ? and api_key_id = ? and key = ?', [tenantId, apiKeyId, key]);
+      return { kind: 'free' };
     }
-    return { kind: 'in-progress' };
+    if (found!.fingerprint !== fingerprint) return { kind: 'mismatch' };
+    const answer = this.#cipher.openText(found!.answer_sealed!, answerContext(request), found!.answer_key_fingerprint ?? '');
+    return answer === undefined ? { kind: 'lost' } : { kind: 'replay', answer: JSON.parse(answer) as StoredAnswer };
   }
 
   /**
-   * Records that the write happened. Call it inside the write's own transaction (with that transaction's
-   * EntityManager), so that the mark commits or rolls back with the write; it also locks the record, so no
-   * takeover can start until the write's transaction ends. Throws IdempotencyClaimTakenOverError when the claim
-   * was taken over: let it roll the write back.
+   * Inside the same transaction, last: stores the answer to replay, sealed. Throws a unique violation (of
+   * RECORD_UNIQUE_CONSTRAINT) when a request under the key committed since `lock` read.
    */
-  async markCommitted(em: EntityManager, claim: IdempotencyClaim): Promise<void> {
-    if (!em.isInTransaction()) throw new Error('markCommitted belongs inside the write\'s transaction');
-    const marked = await em.execute<{ id: string }[]>(
-      'update idempotency_record set committed = true where id = ? and tenant_id = ? and not committed returning id',
-      [claim.id, claim.tenantId]);
-    if (marked.length === 0) {
-      throw new IdempotencyClaimTakenOverError(`The claim on idempotency key ${JSON.stringify(claim.key)} was taken over by another request`);
-    }
-  }
-
-  /** Stores the answer to replay, sealed; false when the claim is no longer this request's (or already answered). */
-  async complete(em: EntityManager, claim: IdempotencyClaim, answer: StoredAnswer): Promise<boolean> {
-    const sealed = this.#cipher.sealText(JSON.stringify(answer), answerContext(claim));
-    const stored = await em.execute<{ id: string }[]>(
-      `update idempotency_record set answer_sealed = ?, answer_key_fingerprint = ?
-        where id = ? and tenant_id = ? and answer_sealed is null returning id`,
-      [sealed.valueCiphertext, sealed.keyFingerprint, claim.id, claim.tenantId]);
-    return stored.length > 0;
-  }
-
-  /**
-   * Gives the key up, so that a retry runs the request again: the write failed, or its answer should not be
-   * replayed (a 5xx). Outside the write's transaction (a rolled-back transaction would take the release with
-   * it). False when the claim is no longer this request's, or when it committed: a write that happened keeps
-   * its key.
-   */
-  async release(em: EntityManager, claim: IdempotencyClaim): Promise<boolean> {
-    refuseInTransaction(em, 'release');
-    const deleted = await em.execute<{ id: string }[]>(
-      'delete from idempotency_record where id = ? and tenant_id = ? and not committed returning id',
-      [claim.id, claim.tenantId]);
-    return deleted.length > 0;
+  async record(tx: EntityManager, request: IdempotencyRequest, answer: StoredAnswer): Promise<void> {
+    const sealed = this.#cipher.sealText(JSON.stringify(answer), answerContext(request));
+    await tx.execute(
+      `insert into idempotency_record (id, tenant_id, api_key_id, key, fingerprint, answer_sealed, answer_key_fingerprint, created_at)
+       values (?, ?, ?, ?, ?, ?, ?, now())`,
+      [randomUUID(), request.tenantId, request.apiKeyId, request.key, request.fingerprint, sealed.valueCiphertext, sealed.keyFingerprint]);
   }
 
   /**
    * Re-seals the stored answers not under the current secrets key, in batches of its own transaction each
-   * (`npm run secrets -- rotate`, after the secrets). An answer no configured key opens is dropped: a retry
-   * then hears that the answer was lost (or, for a write that did not commit, runs again). Counts both.
+   * (`npm run secrets -- rotate`, after the secrets). An answer no configured key opens is marked so (its key
+   * fingerprint emptied): a retry hears that the answer was lost (the write happened). Counts both.
    */
   async resealAnswers(em: EntityManager, batchSize: number): Promise<{ resealed: number; dropped: number }> {
     const done = { resealed: 0, dropped: 0 };
     for (;;) {
       const batch = await em.fork().transactional(async (tx) => {
-        const rows = await tx.execute<{ id: string; tenant_id: string; api_key_id: string; key: string; answer_sealed: Buffer; answer_key_fingerprint: string | null }[]>(
+        const rows = await tx.execute<{ id: string; tenant_id: string; api_key_id: string; key: string; answer_sealed: Buffer; answer_key_fingerprint: string }[]>(
           `select id, tenant_id, api_key_id, key, answer_sealed, answer_key_fingerprint from idempotency_record
-            where answer_sealed is not null and answer_key_fingerprint is distinct from ?
+            where answer_key_fingerprint not in (?, '')
             order by id limit ? for update`,
           [this.#cipher.fingerprint, batchSize]);
         const resealed = rows.map((row) => {
           const context = answerContext({ tenantId: row.tenant_id, apiKeyId: row.api_key_id, key: row.key });
-          const answer = this.#cipher.openText(row.answer_sealed, context, row.answer_key_fingerprint ?? '');
+          const answer = this.#cipher.openText(row.answer_sealed, context, row.answer_key_fingerprint);
           return { id: row.id, sealed: answer === undefined ? null : this.#cipher.sealText(answer, context).valueCiphertext.toString('base64') };
         });
         if (rows.length > 0) {
           await tx.execute(
-            `update idempotency_record r set answer_sealed = decode(v.sealed, 'base64'), answer_key_fingerprint = case when v.sealed is null then null else ? end
+            `update idempotency_record r set answer_sealed = coalesce(decode(v.sealed, 'base64'), r.answer_sealed),
+                    answer_key_fingerprint = case when v.sealed is null then '' else ? end
                from jsonb_to_recordset(?::jsonb) as v(id uuid, sealed text) where r.id = v.id`,
             [this.#cipher.fingerprint, JSON.stringify(resealed)]);
         }
@@ -240,16 +179,14 @@ export class IdempotencyStore {
     return result.affectedRows;
   }
 
-  // Piggybacked on claim, once a minute, a bounded batch: no scheduler to run, no claim waits on a big delete.
-  async #purgeNowAndThen(em: EntityManager): Promise<void> {
+  /**
+   * Deletes a bounded batch of expired records once a minute (of this store): called before a keyed write's
+   * transaction, so no scheduler runs and no write waits on a big delete.
+   */
+  async purgeNowAndThen(em: EntityManager): Promise<void> {
     const now = performance.now();
     if (now - this.#lastPurgeAt < this.#purgeEveryMs) return;
     this.#lastPurgeAt = now;
     await this.purgeExpired(em);
   }
-}
-
-function refuseInTransaction(em: EntityManager, method: string): void {
-  // Inside a transaction the claim (or release) would be seen by other requests only at its commit, or never.
-  if (em.isInTransaction()) throw new Error(`IdempotencyStore.${method} must run outside a transaction`);
 }

@@ -24,7 +24,7 @@ export function writeScope(ctx: GraphQLContext): WriteScope {
   readFromPrimary(ctx);
   return {
     em: ctx.primaryEm(), tenantId: ctx.principal.tenantId, cipher: ctx.cipher, sourceArchives: ctx.sourceArchives,
-    beforeCommit: ctx.beforeCommit, afterCommit: ctx.afterCommit,
+    afterCommit: ctx.afterCommit,
   };
 }
 

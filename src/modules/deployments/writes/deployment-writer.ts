@@ -29,8 +29,6 @@ export interface WriteScope {
   cipher: SecretCipher;
   /** Where the source archives a PATCH names are issued and kept; none: no source_tarball_path is accepted. */
   sourceArchives?: SourceArchives;
-  /** Runs inside each write's transaction, just before it commits (an idempotency key is marked there). */
-  beforeCommit?: (tx: EntityManager) => Promise<void>;
   /** Runs once each write has committed, before its answer (the caller's reads then wait for replicas to have it). */
   afterCommit?: () => Promise<void>;
 }
@@ -122,11 +120,26 @@ export async function redeployRevision(scope: WriteScope, id: string, revisionId
   });
 }
 
+/**
+ * Runs `write` in a transaction of its own, or in the one `scope.em` is in: a write under an Idempotency-Key
+ * runs in its door's, which stores the answer and commits (modules/idempotency/keyed-write.ts). A write refuses
+ * (throws) before any statement that changes a row, so a refusal leaves that transaction as it found it: what the
+ * refused write loaded is forgotten, never flushed by a later write of the same request.
+ */
 async function inTransaction<T>(scope: WriteScope, write: (tx: EntityManager) => Promise<T>): Promise<T> {
+  if (scope.em.isInTransaction()) {
+    try {
+      const written = await write(scope.em);
+      await scope.em.flush();
+      return written;
+    } catch (error) {
+      scope.em.clear();
+      throw error;
+    }
+  }
   const result = await scope.em.transactional(async (tx) => {
     const written = await write(tx);
     await tx.flush();
-    await scope.beforeCommit?.(tx);
     return written;
   });
   await scope.afterCommit?.();
