@@ -16,6 +16,7 @@ import { useLegacyRest } from './http/legacy-rest.plugin.ts';
 import { REST_ROUTES } from './rest/routes.ts';
 import { IdempotencyStore } from './modules/idempotency/idempotency-store.ts';
 import type { IdempotentWrites } from './rest/idempotent-writes.ts';
+import { useIdempotencyKeyRefusal } from './graphql/idempotency-key-refusal.plugin.ts';
 import { RestRouter } from './rest/rest-router.ts';
 import { loadSwaggerUiAssets } from './http/swagger-ui-page.ts';
 import { createGraphQLContext, type AppServices, type GraphQLContext } from './graphql/context.ts';
@@ -184,6 +185,8 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
       ...(trustedDocuments ? [useTrustedDocuments({ ...trustedDocuments, metrics })] : []),
       // Before the limits, so that it also counts the operations they refuse.
       useOperationMetrics(metrics),
+      // A mutation under an Idempotency-Key that reaches Yoga (the runner keeps the others' answers): refused.
+      useIdempotencyKeyRefusal(GRAPHQL_PATH),
       ...graphqlLimitPlugins({ introspection, queryCost }),
       // Operations run compiled (graphql-jit, each operation once), except documents whose variables have
       // default values: graphql-jit 0.8 rejects an omitted `$x: Int! = 0`, which graphql-js accepts.
@@ -228,7 +231,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
     // operation's name (Yoga's parse refuses one the document does not have).
     const documents = new OperationDocuments((operationName) => yoga.getEnveloped({ request: { method: 'POST' } as Request, params: { query: '', operationName } }));
     return new OperationRunner({
-      graphql: new GraphQLRequests({ steps, documents, graphqlEndpoint: GRAPHQL_PATH, trustedDocuments, fetchAPI: yoga.fetchAPI }),
+      graphql: new GraphQLRequests({ steps, documents, graphqlEndpoint: GRAPHQL_PATH, trustedDocuments, fetchAPI: yoga.fetchAPI, idempotentWrites }),
       rest: new RestRequests({
         steps, router: restRouter, routes: REST_ROUTES, idempotentWrites, logFailure: (message, detail) => yoga.logger.error(message, detail),
       }),

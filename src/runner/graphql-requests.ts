@@ -23,6 +23,8 @@ import { graphqlAnswer, notModifiedAnswer, type Answer } from './answer.ts';
 import type { Revalidation } from './entity-tags.ts';
 import type { RequestDigest } from './request-digest.ts';
 import { runOperation, type OperationSteps } from './run-operation.ts';
+import type { IdempotentWrites } from '../modules/idempotency/keyed-write.ts';
+import { answerOfOutcome, IDEMPOTENCY_KEY, keyedMutation } from './graphql-idempotency.ts';
 
 /**
  * The media type Yoga answers a single (not streamed) result with, for an Accept header; undefined where Yoga
@@ -150,6 +152,8 @@ export interface GraphQLRequestsOptions {
   graphqlEndpoint: string;
   trustedDocuments: TrustedDocuments;
   fetchAPI: Parameters<typeof graphqlAnswer>[2];
+  /** Mutations sent with an Idempotency-Key run as keyed writes; none: the header is refused. */
+  idempotentWrites?: IdempotentWrites;
 }
 
 export class GraphQLRequests {
@@ -201,6 +205,13 @@ export class GraphQLRequests {
     if (request.method === 'GET' && operation.operation.operation !== 'query') return undefined;
     // For the access log, as the trusted-documents plugin notes it once the request is authenticated.
     if (documentId !== undefined) scope.documentId = documentId;
+    const header = request.headers.get(IDEMPOTENCY_KEY);
+    if (header !== null && operation.operation.operation === 'mutation' && this.#options.idempotentWrites) {
+      const keyed = keyedMutation(this.#options.idempotentWrites, { header, method: request.method, url: request.url, body: request.body, principal, mediaType }, answer);
+      if (!('run' in keyed)) return keyed;
+      const result = await runOperation(steps, scope, principal, operation, params.variables, { keyed });
+      return keyed.outcome ? answerOfOutcome(keyed.outcome, mediaType) : answer(result);
+    }
     const result = await runOperation(steps, scope, principal, operation, params.variables, { revalidation });
     return revalidation?.notModified ? notModifiedAnswer(revalidation) : answer(result);
   }
