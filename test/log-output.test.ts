@@ -34,13 +34,17 @@ afterAll(async () => {
 const request = (url: string, requestId: string) => fetch(new URL('/health', url), { headers: { 'x-request-id': requestId } }).then((r) => r.text());
 const accessLine = (requestId: string) => new RegExp(`"requestId":"${requestId}"[^\\n]*"msg":"request"`);
 
-it('writes a request\'s access-log line within a second, though no other line follows it', { timeout: 60_000 }, async () => {
+it('writes a request\'s access-log line, though no other line follows it', { timeout: 60_000 }, async () => {
   service = await startService({ DATABASE_URL: databaseUrl, SECRETS_KEY: secretsKey, LOG_LEVEL: 'info' });
-  // A moment of quiet first: nothing else is in the batch when the request's line joins it.
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // A first request's line out: the batch that held it (and the start-up's lines) is written, so nothing else
+  // is in the batch when the second request's line joins it.
+  const first = randomUUID();
+  await request(service.url, first);
+  await service.waitFor(accessLine(first));
   const requestId = randomUUID();
   await request(service.url, requestId);
-  await expect(service.waitFor(accessLine(requestId), 1000)).resolves.toBeTruthy();
+  // No bound but the wait's: the line must come with nothing after it (a speed claim is the benchmark's).
+  await expect(service.waitFor(accessLine(requestId))).resolves.toBeTruthy();
 });
 
 it('loses no line when the process crashes with lines not yet written', { timeout: 60_000 }, async () => {
