@@ -64,6 +64,8 @@ export interface App {
   inFlight: InFlightRequests;
   /** The open subscription streams; shutdown completes them. */
   deploymentChanges: DeploymentChangeFeed;
+  /** The turns of the operations that execute at once, and who waits for one. */
+  operations: OperationsAtOnce;
 }
 
 export interface AppOptions {
@@ -244,5 +246,5 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
   // built-in object store may take longer: Node's own requestTimeout would cut it off).
   server.headersTimeout = 10_000;
   server.requestTimeout = 0;
-  return { yoga, server, metrics, inFlight, deploymentChanges };
+  return { yoga, server, metrics, inFlight, deploymentChanges, operations };
 }

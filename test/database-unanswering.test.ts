@@ -101,9 +101,9 @@ describe('a database that stops answering', () => {
       expect(rest.status).toBe(503);
       expect(rest.headers.get('retry-after')).toBe('5');
       expect(await rest.json()).toEqual({ detail: 'Service Unavailable: the database cannot be reached, retry shortly' });
-      // Not before the read timeout (the server's own cancellation never arrives), and not much after it.
+      // Not before the read timeout (the server's own cancellation never arrives). No upper bound: without the
+      // read timeout the request would hang until the test's own timeout; how soon after it is the machine's.
       expect(restTook).toBeGreaterThanOrEqual(READ_TIMEOUT_MS - 50);
-      expect(restTook).toBeLessThan(READ_TIMEOUT_MS + 3000);
 
       const graphql = await app.graphql('{ deployments(limit: 5) { resources { name } } }', { 'x-api-key': key });
       expect(graphql.status).toBe(503);

@@ -1,6 +1,7 @@
 // What an operator sees: one JSON log line per request with its request id (the caller's, or a new one, and
 // echoed back), no API key or secret value anywhere in the logs, Prometheus metrics per route and operation,
 // and the liveness and readiness probes.
+import type { IncomingMessage } from 'node:http';
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -76,9 +77,18 @@ describe('request ids and access log', () => {
     // client went away before its body arrived (aborted).
     await app.graphql('query TenantName { tenant { name } }', { 'x-api-key': key, 'x-request-id': 'like-pino-1' });
     await fetch(`${app.url}/v2/deployments?limit=1&name_contains=back\\slash`, { headers: { 'x-api-key': key, 'x-request-id': 'like-pino-2' } });
+    // Gone once the server has the request (its headers parsed), not after a guessed moment.
+    const arrived = new Promise<void>((resolve) => {
+      const onRequest = (request: IncomingMessage) => {
+        if (request.headers['x-request-id'] !== 'like-pino-3') return;
+        app.app.server.off('request', onRequest);
+        resolve();
+      };
+      app.app.server.on('request', onRequest);
+    });
     const socket = net.connect(Number(new URL(app.url).port), '127.0.0.1');
     socket.write('POST /graphql HTTP/1.1\r\nhost: x\r\nx-request-id: like-pino-3\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"query"');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await arrived;
     socket.destroy();
     for (const id of ['like-pino-1', 'like-pino-2', 'like-pino-3']) {
       const line = (await waitForLog(() => lines.find((text) => text.includes(`"requestId":"${id}"`))))!;

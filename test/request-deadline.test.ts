@@ -67,10 +67,10 @@ function trickle(method: string, path: string, declared: number, chunks: number,
 
 describe('the request deadline', () => {
   it('answers 408 to a request whose body has not arrived by then, and closes its connection', async () => {
-    const started = Date.now();
+    // The whole body would be in after 10 × DEADLINE_MS / 3 and answered 200: a 408 means the deadline came
+    // first, whatever the machine's speed.
     const answer = await trickle('POST', '/graphql', 100, 10, DEADLINE_MS / 3);
     expect(answer).toEqual({ status: 408, body: '{"detail":"Request Timeout"}' });
-    expect(Date.now() - started).toBeLessThan(DEADLINE_MS * 3);
   });
 
   it('lets a request that has arrived take longer to be answered', async () => {

@@ -2,6 +2,7 @@
 // deployments, revisions and integration are as unknown ones (404, or the 422 of an unknown integration),
 // nothing of GLOBEX's changes (read back with a GLOBEX key), a tenant the key was not granted is 403, on both
 // doors. And a secret sent in a write never reaches the log, whether the write succeeds, is refused or fails.
+import { EventEmitter, once } from 'node:events';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/observability/logger.ts';
@@ -18,6 +19,8 @@ let db: TestDatabase;
 let app: RunningApp;
 const keys = { acme: '', acmeReader: '', globex: '' };
 const logLines: string[] = [];
+/** Says 'line' whenever lines are added to logLines. */
+const logged = new EventEmitter();
 /** A revision of GLOBEX's deployment, made by GLOBEX before the attacks. */
 let globexRevision: string;
 /** GLOBEX's deployment as GraphQL names it. */
@@ -30,7 +33,13 @@ beforeAll(async () => {
   keys.acme = await issueKey(db.orm.em, [ACME], true, true);
   keys.acmeReader = await issueKey(db.orm.em, [ACME], true, false);
   keys.globex = await issueKey(db.orm.em, [GLOBEX], true, true);
-  const destination = new Writable({ write(chunk, _encoding, done) { logLines.push(...chunk.toString().split('\n').filter(Boolean)); done(); } });
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      logLines.push(...chunk.toString().split('\n').filter(Boolean));
+      logged.emit('line');
+      done();
+    },
+  });
   app = await startApp(db.orm, cipher, undefined, { options: { logger: createLogger('trace', destination) } });
   const patched = await call('PATCH', `/v2/deployments/${GLOBEX_DEPLOYMENT}`, { key: keys.globex, body: { source_revision_config: { image_uri: IMAGE } } });
   globexRevision = patched.json.latest_revision_id;
@@ -177,20 +186,23 @@ describe('secrets and the log', () => {
       begin if new.name = 'EXPLODE' then raise exception 'refused by the test'; end if; return new; end $$`);
     await db.query('create trigger refuse_exploding_secret before insert on secret for each row execute function refuse_exploding_secret()');
     const linesBefore = logLines.length;
-    const sent = [
+    const answers = [
       await call('POST', '/v2/deployments', { body: cliCreate('logged-create', [{ name: 'A', value: secret(1) }]) }),
       await call('PATCH', `/v2/deployments/${ACME_DEPLOYMENT}`, { body: { secrets: [{ name: 'A', value: secret(2) }] } }),
       await call('POST', '/v2/deployments', { body: { ...cliCreate('logged-invalid', [{ name: 'A', value: secret(3) }]), source: 'nope' } }),
       await call('POST', '/v2/deployments', { body: cliCreate('logged-create', [{ name: 'A', value: secret(4) }]) }),
       await call('POST', '/v2/deployments', { key: keys.acmeReader, body: cliCreate('logged-read-only', [{ name: 'A', value: secret(5) }]) }),
       await call('POST', '/v2/deployments', { body: cliCreate('logged-explodes', [{ name: 'EXPLODE', value: secret(6) }]) }),
-    ].map((answer) => answer.status);
-    expect(sent).toEqual([201, 200, 422, 409, 403, 500]);
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([201, 200, 422, 409, 403, 500]);
     const viaGraphql = await app.graphql(graphqlCreate, { 'x-api-key': keys.acme }, { input: { name: 'logged-graphql', source: 'INTERNAL_DOCKER', secrets: [{ name: 'EXPLODE', value: secret(7) }] } });
     expect(viaGraphql.body.errors?.[0]?.message).toBe('Unexpected error.');
     const inline = await app.graphql(`mutation { createDeployment(input: { name: "logged-inline", source: INTERNAL_DOCKER, secrets: [{ name: "EXPLODE", value: "${secret(8)}" }] }) { __typename } }`, { 'x-api-key': keys.acme });
     expect(inline.body.errors?.[0]?.message).toBe('Unexpected error.');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Every line of these requests is in: a request's access line is the last it logs (on its response's end).
+    const requestIds = [...answers, viaGraphql, inline].map((answer) => answer.headers.get('x-request-id')!);
+    const accessLogged = (id: string) => logLines.some((line) => line.includes(`"requestId":"${id}"`) && line.includes('"msg":"request"'));
+    while (!requestIds.every(accessLogged)) await once(logged, 'line');
     const written = logLines.slice(linesBefore);
     // The failures were logged (so the log was looked at where a secret could have gone), and the requests too.
     expect(written.filter((line) => line.includes('"level":"error"')).length).toBeGreaterThanOrEqual(3);

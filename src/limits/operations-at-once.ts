@@ -47,6 +47,11 @@ export class OperationsAtOnce {
     this.#waitMs = waitMs;
   }
 
+  /** How many operations wait for a turn now (tests see a queue form without guessing how long it takes). */
+  get waiting(): number {
+    return this.#waiting.size;
+  }
+
   /** Runs `operation` in its turn; rejects with OperationWaitTimeoutError if the turn does not come in time. */
   async run<T>(operation: () => T | Promise<T>): Promise<T> {
     // A free turn is taken without an await (the hot path); otherwise the finishing operation's place passes on.

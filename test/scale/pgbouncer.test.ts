@@ -31,6 +31,9 @@ async function newKey(): Promise<{ key: string; prefix: string }> {
 
 const LIST = '{ deployments(limit: 10) { resources { uuid name status secrets { name value } sourceConfig { resourceSpec { cpu memoryMb } } } } }';
 
+/** Bounds the wait for a revocation, below the minute the service caches a verified key (api-key-cache.ts). */
+const KEY_HEARD_WITHIN_MS = 30_000;
+
 async function graphql(query: string, apiKey = key): Promise<{ status: number; body: string }> {
   const response = await fetch(`${service.url}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify({ query }) });
   return { status: response.status, body: await response.text() };
@@ -69,19 +72,14 @@ describe('behind PgBouncer in transaction mode', () => {
     together.forEach((answer, i) => expect(answer).toEqual(i % 2 ? alone.rest : alone.graphql));
   });
 
-  it('hears a key revoked through the CLI within a second (LISTEN over DATABASE_DIRECT_URL)', async () => {
+  it('hears a key revoked through the CLI while it is cached (LISTEN over DATABASE_DIRECT_URL)', async () => {
     const fresh = await newKey();
     expect((await graphql('{ tenant { name } }', fresh.key)).status).toBe(200); // now cached by the service
     const revoked = await cli('src/cli/apikey.ts', ['revoke', fresh.prefix]);
     expect(revoked.code, revoked.output).toBe(0);
-    const since = Date.now();
-    let status = 200;
-    while (status === 200 && Date.now() - since < 3000) {
-      status = (await graphql('{ tenant { name } }', fresh.key)).status;
-      if (status === 200) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(status).toBe(401);
-    expect(Date.now() - since).toBeLessThan(1000);
+    // Refused however slow the machine, but well within the minute the cache keeps the key: only the
+    // revocation's NOTIFY can have ended it.
+    await expect.poll(async () => (await graphql('{ tenant { name } }', fresh.key)).status, { timeout: KEY_HEARD_WITHIN_MS, interval: 50 }).toBe(401);
   });
 
   it('says at start when the server applies no statement timeout, and not once the role has one', async () => {

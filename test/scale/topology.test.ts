@@ -87,10 +87,13 @@ beforeAll(async () => {
   gateways = [];
   for (let i = 0; i < 2; i++) gateways.push(await startService(gatewayEnv()));
   plain = await startService({ ...base(), DATABASE_URL: directUrl() });
-  // The gateways read from the replica once it is in rotation (it has replayed the set-up).
+  // The gateways read from the replica once it is in rotation (it has replayed the set-up): waited for, not
+  // given up on after a while, or the tests below would run on a topology not yet there.
   for (const gateway of gateways) {
-    const deadline = Date.now() + 10_000;
-    while (!(await (await fetch(new URL('/ready', gateway.url))).text()).includes('"in rotation"') && Date.now() < deadline) {
+    for (const deadline = Date.now() + 90_000; ;) {
+      const ready = await (await fetch(new URL('/ready', gateway.url))).text();
+      if (ready.includes('"in rotation"')) break;
+      if (Date.now() > deadline) throw new Error(`the replica is not in rotation at ${gateway.url}: ${ready}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -148,17 +151,16 @@ describe('two gateways of two workers behind HAProxy, PgBouncer, Redis and a str
     for (let i = 0; i < 8; i++) expect((await send(haproxy.url, page, writer, undefined, { 'if-none-match': etag })).status).toBe(200);
   });
 
-  it('takes a key created a moment ago at once, and refuses it everywhere within a second of its revocation', async () => {
+  it('takes a key created a moment ago at once, and refuses it everywhere once revoked, while still cached', async () => {
     const { key, prefix } = await newKey();
     const everywhere = [haproxy.url, ...gateways.map(origin)];
     for (const at of everywhere) for (let i = 0; i < 3; i++) expect((await post(at, '{ tenant { name } }', key)).status).toBe(200);
     await cli('src/cli/apikey.ts', ['revoke', prefix]);
-    const since = Date.now();
     const refusedEverywhere = async () => (await Promise.all(everywhere.flatMap((at) => [1, 2, 3].map(() => post(at, '{ tenant { name } }', key)))))
       .every((answer) => answer.status === 401);
-    while (!(await refusedEverywhere()) && Date.now() - since < 5000) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await refusedEverywhere()).toBe(true);
-    expect(Date.now() - since).toBeLessThan(1000);
+    // However slow the machine, but well within the minute each worker caches the key (api-key-cache.ts):
+    // only the revocation's NOTIFY can have ended it.
+    await expect.poll(refusedEverywhere, { timeout: 30_000, interval: 50 }).toBe(true);
   });
 
   it('holds a key to its budget across both gateways and all workers (Redis), not four times it', async () => {
@@ -198,9 +200,16 @@ describe('two gateways of two workers behind HAProxy, PgBouncer, Redis and a str
   }, 90_000);
 
   it('loses no request and answers no 5xx while the replica, then a gateway, is stopped under steady load', async () => {
+    const PER_PHASE = 50;
     const keys = await Promise.all([newKey(), newKey(), newKey(), newKey()]);
     const answers: number[] = [];
     let running = true;
+    let answered = () => {};
+    /** Resolves once `count` more answers are in: each phase is served under load, not just given a second. */
+    const served = (count: number) => new Promise<void>((resolve) => {
+      const total = answers.length + count;
+      answered = () => { if (answers.length >= total) resolve(); };
+    });
     const client = async (key: string) => {
       while (running) {
         try {
@@ -208,18 +217,19 @@ describe('two gateways of two workers behind HAProxy, PgBouncer, Redis and a str
         } catch {
           answers.push(0); // lost: no answer at all
         }
+        answered();
       }
     };
     const clients = keys.map(({ key }) => client(key));
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await served(PER_PHASE);
     await pair.stopReplica(); // reads fall back to the primary
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await served(PER_PHASE);
     const stopping = gateways[0]!.stop(); // SIGTERM: not ready, serves 2 s more, drains, exits
     expect(await stopping).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await served(PER_PHASE); // by the other gateway alone
     running = false;
     await Promise.all(clients);
-    expect(answers.length).toBeGreaterThan(50);
+    expect(answers.length).toBeGreaterThanOrEqual(3 * PER_PHASE);
     expect(answers.filter((status) => status !== 200)).toEqual([]);
   }, 30_000);
 });
