@@ -23,12 +23,14 @@ export function urlForDatabase(maintenanceUrl: string, name: string): string {
 }
 
 /** Creates an empty database; `migrated: false` leaves it without tables. */
-export async function createTestDatabase(options: { migrated?: boolean; onQuery?: (sql: string) => void; onStatement?: (sql: string, tookMs: number, failed: boolean) => void } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(options: {
+  migrated?: boolean; onQuery?: (sql: string) => void; onStatement?: (sql: string, tookMs: number, failed: boolean) => void; onPoolCreated?: (pool: pg.Pool) => void;
+} = {}): Promise<TestDatabase> {
   const maintenanceUrl = inject('postgresMaintenanceUrl');
   const name = `test_${randomBytes(6).toString('hex')}`;
   await createDatabaseIfMissing(maintenanceUrl, name);
   const url = urlForDatabase(maintenanceUrl, name);
-  const orm = (await MikroORM.init(createOrmConfig({ entities, clientUrl: url, poolMax: 4, onQuery: options.onQuery, onStatement: options.onStatement }))) as unknown as AppOrm;
+  const orm = (await MikroORM.init(createOrmConfig({ entities, clientUrl: url, poolMax: 4, onQuery: options.onQuery, onStatement: options.onStatement, onPoolCreated: options.onPoolCreated }))) as unknown as AppOrm;
   if (options.migrated ?? true) await migrate(orm);
   const raw = new pg.Pool({ connectionString: url, max: 2 });
   return {

@@ -55,7 +55,8 @@ export async function createDeployment(scope: WriteScope, request: CreateRequest
       sourceRevisionConfig: revisionConfig, createdAt: now, updatedAt: now,
     } as never) as Deployment;
     await replaceSecrets(tx, scope, deployment, false, request.secrets, request.secret_references ?? []);
-    if (builds) await addRevision(tx, scope, deployment, request.source, revisionConfig, now);
+    // A new deployment has no revision a first one could supersede.
+    if (builds) await addRevision(tx, scope, deployment, request.source, revisionConfig, now, false);
     return id;
   });
 }
@@ -203,12 +204,16 @@ function mergedRevisionConfig(deployment: Deployment, patch: SourceRevisionConfi
  * A new QUEUED revision, now the deployment's latest. One still QUEUED (no data plane claimed it yet) is
  * superseded by it and ends SKIPPED (docs/decisions.md#revision-lifecycle); one in progress goes on.
  */
-async function addRevision(tx: EntityManager, scope: WriteScope, deployment: Deployment, source: DeploymentSource, config: RevisionConfig, now: Date): Promise<string> {
+async function addRevision(
+  tx: EntityManager, scope: WriteScope, deployment: Deployment, source: DeploymentSource, config: RevisionConfig, now: Date, supersede = true,
+): Promise<string> {
   const id = randomUUID();
-  await tx.nativeUpdate(
-    RevisionSchema, { tenant: scope.tenantId, deployment: deployment.id, status: 'QUEUED' },
-    { status: 'SKIPPED', statusMessage: `Superseded by revision ${id} before a data plane claimed it.`, updatedAt: now },
-  );
+  if (supersede) {
+    await tx.nativeUpdate(
+      RevisionSchema, { tenant: scope.tenantId, deployment: deployment.id, status: 'QUEUED' },
+      { status: 'SKIPPED', statusMessage: `Superseded by revision ${id} before a data plane claimed it.`, updatedAt: now },
+    );
+  }
   tx.create(RevisionSchema, {
     id, tenant: tx.getReference(TenantSchema, scope.tenantId), deployment, status: 'QUEUED', source,
     sourceRevisionConfig: { ...config }, remoteReconciled: false, createdAt: now, updatedAt: now,
