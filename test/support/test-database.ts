@@ -44,6 +44,14 @@ export async function createTestDatabase(options: {
       const admin = new pg.Client({ connectionString: maintenanceUrl });
       await admin.connect();
       try {
+        // A pool's end resolves once its clients are told to end, before their sessions have: forcing the drop
+        // then would terminate a session that is closing, whose client reports it as an uncaught error. So the
+        // drop waits for this file's own sessions to be gone (anything left after 2 s is forced off).
+        for (const deadline = Date.now() + 2000; Date.now() < deadline;) {
+          const { rows } = await admin.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+          if (rows[0].n === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
         await admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(name)} WITH (FORCE)`);
       } finally {
         await admin.end();
