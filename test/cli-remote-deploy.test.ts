@@ -3,14 +3,19 @@
 // (`npm run example:data-plane`): a real .tar.gz made here with node-tar is PUT by a plain HTTP client without
 // the key and without following a redirect; the simulator downloads and unpacks it, lists its files and the
 // graphs of its langgraph.json in the build log, and walks the revision to DEPLOYED, then ships runtime lines.
-// An archive without a readable config ends BUILD_FAILED, its reason among the last 30 lines the CLI prints.
+// An archive without a readable config ends BUILD_FAILED, its reason among the last 30 lines the CLI prints; so
+// does a hostile one past the simulator's limits (entries, unpacked size, a config path outside it), and one
+// that tries to write outside its folder (`..`, an absolute path, a link) writes nothing there.
 // Waits are bounds (a slow machine is slow, not wrong); the CLI's poll interval (3 s) is shortened here.
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { gzipSync } from 'node:zlib';
 import * as tar from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_ENTRIES, MAX_UNPACKED_BYTES } from '../examples/data-plane/src/source-archive.ts';
 import { PROJECT_ROOT } from '../src/config.ts';
 import { cliHttp, lookUpByName, type CliAnswer } from './support/cli-http.ts';
 import { startFixtureApp, type FixtureApp } from './support/fixture-app.ts';
@@ -64,6 +69,32 @@ async function projectArchive(name: string, files: Record<string, string>): Prom
   return Buffer.concat(chunks);
 }
 
+interface CraftedEntry {
+  path: string;
+  /** The size its header declares; default the body's. */
+  size?: number;
+  type?: 'File' | 'Directory' | 'SymbolicLink' | 'Link';
+  linkpath?: string;
+  body?: string;
+}
+
+/**
+ * A .tar.gz written entry by entry with node-tar's own header encoder, as a hostile client can make one: paths
+ * node-tar's packer would never write, and headers whose declared size their bodies do not have.
+ */
+function craftedArchive(entries: CraftedEntry[]): Buffer {
+  const blocks: Buffer[] = [];
+  for (const { path: entryPath, body = '', type = 'File', linkpath, size = Buffer.byteLength(body) } of entries) {
+    const header = new tar.Header({ path: entryPath, type, linkpath, size: type === 'File' ? size : 0, mode: type === 'Directory' ? 0o755 : 0o644, mtime: new Date(0), uid: 0, gid: 0 });
+    header.encode();
+    blocks.push(header.block!);
+    const bytes = Buffer.from(body);
+    blocks.push(bytes, Buffer.alloc((512 - (bytes.length % 512)) % 512));
+  }
+  blocks.push(Buffer.alloc(1024));
+  return gzipSync(Buffer.concat(blocks));
+}
+
 interface Deployed {
   id: string;
   revisionId: string;
@@ -77,7 +108,7 @@ interface Deployed {
 }
 
 /** `deploy --remote --no-input [--verbose]`, steps 1-10 of shared/spec/cli-deploy-flow.md. */
-async function deployRemote(name: string, archive: Buffer, { verbose = false } = {}): Promise<Deployed> {
+async function deployRemote(name: string, archive: Buffer, { verbose = false, configPath = 'langgraph.json' } = {}): Promise<Deployed> {
   // 1. By name; 2. created when not found (no config path), reading `id`.
   let id = await lookUpByName(cli, name);
   if (!id) {
@@ -92,7 +123,7 @@ async function deployRemote(name: string, archive: Buffer, { verbose = false } =
   expect({ status: put.status, location: put.headers.location }, put.text).toEqual({ status: 200, location: undefined });
   // 6. The PATCH naming the archive and the config file's path inside it.
   ok(await cli('PATCH', `/v2/deployments/${id}`, {
-    body: `{"revision_source":"internal_source","source_revision_config":{"source_tarball_path":"${issued.object_path}","graph_config_path":"langgraph.json"},"secrets":[{"name":"OPENAI_API_KEY","value":"sk-remote"}]}`,
+    body: `{"revision_source":"internal_source","source_revision_config":{"source_tarball_path":"${issued.object_path}","graph_config_path":${JSON.stringify(configPath)}},"secrets":[{"name":"OPENAI_API_KEY","value":"sk-remote"}]}`,
   }));
   // 7. The newest revision.
   const revisions = ok(await cli('GET', `/v2/deployments/${id}/revisions?limit=1`));
@@ -258,5 +289,64 @@ describe('the CLI\'s `deploy --remote` of an archive without a readable langgrap
     const read = await fixture.app.graphql('query ($id: ID!, $r: ID!) { deployment(id: $id) { revision(id: $r) { statusMessage } } }',
       { 'x-api-key': fixture.keys.cli }, { id: deployed.id, r: deployed.revisionId });
     expect(read.body.data.deployment.revision.statusMessage).toContain(reason);
+  }, 60_000);
+});
+
+describe('the data plane\'s limits on a hostile archive (examples/data-plane/src/source-archive.ts)', () => {
+  const config = { path: 'langgraph.json', body: LANGGRAPH_JSON };
+
+  it.each([
+    // Links count as entries but are never written (quick to refuse); the files at the end are being written
+    // when the entry past the limit is refused.
+    ['more entries than MAX_ENTRIES', () => craftedArchive([
+      config,
+      ...Array.from({ length: MAX_ENTRIES - 500 }, (_, n) => ({ path: `links/${n}`, type: 'SymbolicLink' as const, linkpath: '../langgraph.json' })),
+      ...Array.from({ length: 500 }, (_, n) => ({ path: `many/${n}.py`, body: 'x = 1\n' })),
+    ]),
+      `The source archive holds more than ${MAX_ENTRIES} entries`],
+    // The header alone says it: the refusal comes before the body, which is not even there.
+    ['a file larger than MAX_UNPACKED_BYTES', () => craftedArchive([config, { path: 'huge.bin', size: MAX_UNPACKED_BYTES + 1, body: 'x'.repeat(1024) }]),
+      `The source archive unpacks to more than ${MAX_UNPACKED_BYTES} bytes`],
+  ])('(%s) ends BUILD_FAILED with the limit as the reason', async (_case, archive, reason) => {
+    const deployed = await deployRemote('remote-hostile', archive());
+    expect(deployed.status).toBe('BUILD_FAILED');
+    expect(deployed.failureLogs![0]).toBe(`[simulator] BUILD_FAILED: ${reason}`);
+    expect(deployed.url).toBeNull();
+  }, 60_000);
+
+  it('ends BUILD_FAILED when the revision\'s config path leads outside the archive', async () => {
+    const deployed = await deployRemote('remote-hostile', craftedArchive([config]), { configPath: '../../../etc/passwd' });
+    expect(deployed.status).toBe('BUILD_FAILED');
+    expect(deployed.failureLogs![0]).toBe('[simulator] BUILD_FAILED: Cannot read ../../../etc/passwd: not a path inside the archive');
+  }, 60_000);
+
+  it('writes nothing outside its folder: `..` entries are skipped, an absolute path lands inside, links are dropped and not followed', async () => {
+    const outside = await mkdtemp(path.join(tmpdir(), 'hostile-outside-'));
+    const escaped = path.join(outside, 'escaped.txt');
+    const absolute = path.join(outside, 'absolute.txt');
+    const depth = '../'.repeat(12);
+    const deployed = await deployRemote('remote-hostile', craftedArchive([
+      config,
+      { path: `${depth}${escaped.slice(1)}`, body: 'escaped\n' },
+      { path: absolute, body: 'absolute\n' },
+      { path: 'link', type: 'SymbolicLink', linkpath: outside },
+      { path: 'link/through-link.txt', body: 'through a link\n' },
+      { path: 'hard', type: 'Link', linkpath: escaped },
+    ]), { verbose: true });
+    try {
+      expect(deployed.status).toBe('DEPLOYED');
+      expect(existsSync(escaped)).toBe(false);
+      expect(existsSync(absolute)).toBe(false);
+      expect(existsSync(path.join(outside, 'through-link.txt'))).toBe(false);
+      // Inside, as plain files: the absolute path without its root, the link's name as a folder.
+      const unpacked = deployed.printed.find((line) => line.startsWith('[simulator] Unpacked '));
+      expect(unpacked).toBe(`[simulator] Unpacked 3 files: ${[absolute.slice(1), 'langgraph.json', 'link/through-link.txt'].sort().join(', ')}`);
+      const skipped = deployed.printed.find((line) => line.startsWith('[simulator] Skipped '));
+      expect(skipped).toContain('link (SymbolicLink)');
+      expect(skipped).toContain('hard (Link)');
+      expect(skipped).toContain(`${depth}${escaped.slice(1)}`);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
   }, 60_000);
 });

@@ -52,7 +52,9 @@ export async function inspectSourceArchive(url: string, configPath: string | nul
     if (!(error instanceof BuildFailure)) throw error;
     return { lines, failure: error.message };
   } finally {
-    await rm(folder, { recursive: true, force: true });
+    // An archive refused mid-way (too many entries, too large) leaves node-tar writing the files it had begun
+    // while this removes the folder: the removal is retried until they are done (ENOTEMPTY until then).
+    await rm(folder, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
   }
 }
 

@@ -4,12 +4,12 @@
 // renamed into place only once its last byte has arrived: a half-sent or oversized upload never becomes an
 // object, and a reader never sees half of one.
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, type ReadStream } from 'node:fs';
-import fs from 'node:fs/promises';
+import type { ReadStream } from 'node:fs';
+import fs, { type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { isObjectPath, type ObjectStore, type UploadGrant, type UrlGrant } from './object-store.ts';
 import type { UrlSigner } from './url-signature.ts';
 
@@ -85,25 +85,20 @@ export class EmbeddedObjectStore implements ObjectStore {
     const incoming = path.join(this.#directory, INCOMING);
     await fs.mkdir(incoming, { recursive: true, mode: 0o700 });
     const part = path.join(incoming, `${randomUUID()}.part`);
-    let size = 0;
-    const limit = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        size += chunk.length;
-        if (size > maxBytes) done(new TooLarge());
-        else done(null, chunk);
-      },
-    });
+    const sink = new PartFile(part, maxBytes);
     // A client that goes away mid-body: its request closes without being complete.
     const closed = () => {
-      if (!body.complete) limit.destroy(new Aborted());
+      if (!body.complete) sink.destroy(new Aborted());
     };
     body.once('close', closed);
     // `pipe`, not pipeline: the request must stay open when the limit refuses it, so that the 413 reaches the client.
-    body.pipe(limit);
+    body.pipe(sink);
     try {
-      await pipeline(limit, createWriteStream(part, { flags: 'wx', mode: 0o600, flush: true }));
+      await finished(sink);
     } catch (error) {
-      body.unpipe(limit);
+      body.unpipe(sink);
+      sink.destroy();
+      await finished(sink).catch(() => {});
       await fs.rm(part, { force: true });
       if (error instanceof TooLarge) return 'too-large';
       if (error instanceof Aborted || !body.complete) return 'aborted';
@@ -157,5 +152,99 @@ export class EmbeddedObjectStore implements ObjectStore {
     // Checked here too, so that no caller can reach a file outside the directory.
     if (!isObjectPath(objectPath)) throw new Error(`not an object path: ${JSON.stringify(objectPath)}`);
     return path.join(this.#directory, ...objectPath.split('/'));
+  }
+}
+
+/** Bytes of an upload queued while the file is being written: written together by the next writev. */
+const QUEUED_BYTES = 1024 * 1024;
+
+/**
+ * A new file (never one that exists) receiving an upload's chunks: at most `maxBytes` of them (TooLarge past it),
+ * fsync'd before it finishes. Each chunk's memory is given back as soon as it is written (see `release`).
+ */
+class PartFile extends Writable {
+  readonly #path: string;
+  readonly #maxBytes: number;
+  #handle: FileHandle | undefined;
+  #size = 0;
+
+  constructor(file: string, maxBytes: number) {
+    // Chunks that arrive during a write queue up to QUEUED_BYTES (the request is paused past it) and are written
+    // by one writev.
+    super({ highWaterMark: QUEUED_BYTES });
+    this.#path = file;
+    this.#maxBytes = maxBytes;
+  }
+
+  override _construct(callback: (error?: Error | null) => void): void {
+    fs.open(this.#path, 'wx', 0o600).then((handle) => {
+      this.#handle = handle;
+      callback();
+    }, callback);
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.#writeAll([chunk]).then(() => callback(), callback);
+  }
+
+  override _writev(chunks: { chunk: Buffer }[], callback: (error?: Error | null) => void): void {
+    this.#writeAll(chunks.map(({ chunk }) => chunk)).then(() => callback(), callback);
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    this.#handle!.sync().then(() => this.#close()).then(() => callback(), callback);
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.#close().then(() => callback(error), () => callback(error));
+  }
+
+  async #writeAll(chunks: Buffer[]): Promise<void> {
+    const bytes = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+    if (this.#size + bytes > this.#maxBytes) throw new TooLarge();
+    let position = this.#size;
+    this.#size += bytes;
+    let rest = chunks;
+    while (rest.length > 0) {
+      const { bytesWritten } = await this.#handle!.writev(rest, position);
+      position += bytesWritten;
+      rest = unwritten(rest, bytesWritten);
+    }
+    for (const chunk of chunks) release(chunk);
+  }
+
+  async #close(): Promise<void> {
+    const handle = this.#handle;
+    this.#handle = undefined;
+    await handle?.close();
+  }
+}
+
+/** What is left of `chunks` after their first `bytes` were written. */
+function unwritten(chunks: Buffer[], bytes: number): Buffer[] {
+  let index = 0;
+  while (index < chunks.length && bytes >= chunks[index]!.length) bytes -= chunks[index++]!.length;
+  if (index === chunks.length) return [];
+  return [chunks[index]!.subarray(bytes), ...chunks.slice(index + 1)];
+}
+
+/**
+ * Frees a written chunk's memory now instead of at some later garbage collection. Node's HTTP parser copies each
+ * piece of a body into a `Buffer` of its own (up to 64 KiB, outside V8's heap); V8 counts that memory but
+ * frees it only when it collects the Buffer, and a Buffer is too small an object to start a collection soon. So
+ * the chunks of an upload piled up by the tens of MiB until their total started a full collection, which took
+ * the service's RSS up by 60-70 MiB for good (the allocator kept the pages) and cost it 2-4 full collections
+ * (60-120 ms of marking each) per 100 MiB (docs/performance.md#source-uploads). Detaching the chunk's
+ * ArrayBuffer (`transfer(0)`) frees its memory at once, and the next chunk's copy reuses it. Only a Buffer that
+ * spans the whole of its ArrayBuffer is released: one that shares it (Node's pool of small Buffers) is left to
+ * the collector. The chunk is empty afterwards; nothing reads it once written.
+ */
+function release(chunk: Buffer): void {
+  const memory = chunk.buffer;
+  if (!(memory instanceof ArrayBuffer) || chunk.byteOffset !== 0 || chunk.byteLength !== memory.byteLength) return;
+  try {
+    memory.transfer(0);
+  } catch {
+    // Not detachable (memory Node keeps for itself): the collector frees it.
   }
 }
