@@ -42,7 +42,7 @@ describe('bodies the original\'s models refuse: 422 as FastAPI answers', () => {
     expect(await deploymentCount()).toBe(before);
   });
 
-  it('lists wrong types, enum values, UUIDs and resource ranges together, in the models\' field order', async () => {
+  it('lists wrong types, literal values, UUIDs and resource ranges together, in the models\' field order', async () => {
     const body = {
       name: 5, source: 'nope',
       source_config: { integration_id: 'not-a-uuid', deployment_type: 'huge', resource_spec: { cpu: 9, cpu_limit: 0.05, queue_cpu: 8.5, redis_cpu_limit: 16.5 } },
@@ -52,9 +52,9 @@ describe('bodies the original\'s models refuse: 422 as FastAPI answers', () => {
     expectJsonText(await call('POST', '/v2/deployments', { body }), 422, {
       detail: [
         pydantic('string_type', ['body', 'name'], 'Input should be a valid string', 5),
-        pydantic('enum', ['body', 'source'], `Input should be ${SOURCES}`, 'nope', { expected: SOURCES }),
+        pydantic('literal_error', ['body', 'source'], `Input should be ${SOURCES}`, 'nope', { expected: SOURCES }),
         pydantic('uuid_parsing', ['body', 'source_config', 'integration_id'], 'Input should be a valid UUID, invalid character: found `n` at 1', 'not-a-uuid', { error: 'invalid character: found `n` at 1' }),
-        pydantic('enum', ['body', 'source_config', 'deployment_type'], "Input should be 'dev_free', 'dev' or 'prod'", 'huge', { expected: "'dev_free', 'dev' or 'prod'" }),
+        pydantic('literal_error', ['body', 'source_config', 'deployment_type'], "Input should be 'dev_free', 'dev' or 'prod'", 'huge', { expected: "'dev_free', 'dev' or 'prod'" }),
         pydantic('less_than_equal', [...spec, 'cpu'], 'Input should be less than or equal to 8', 9, { le: 8 }),
         pydantic('greater_than_equal', [...spec, 'cpu_limit'], 'Input should be greater than or equal to 0.1', 0.05, { ge: 0.1 }),
         pydantic('less_than_equal', [...spec, 'queue_cpu'], 'Input should be less than or equal to 8', 8.5, { le: 8 }),
@@ -75,7 +75,7 @@ describe('bodies the original\'s models refuse: 422 as FastAPI answers', () => {
   it('refuses external_docker as a PATCH revision_source (not in that enum)', async () => {
     const expected = "'github', 'internal_docker' or 'internal_source'";
     expectJsonText(await call('PATCH', `/v2/deployments/${ACME_DEPLOYMENT}`, { body: { revision_source: 'external_docker' } }), 422, {
-      detail: [pydantic('enum', ['body', 'revision_source'], `Input should be ${expected}`, 'external_docker', { expected })],
+      detail: [pydantic('literal_error', ['body', 'revision_source'], `Input should be ${expected}`, 'external_docker', { expected })],
     });
   });
 
