@@ -207,6 +207,26 @@ describe('PATCH /v2/deployments/{deployment_id}', () => {
     if (revises) expect(after.resources[0].status).toBe('QUEUED');
   });
 
+  it('a PATCH that changes nothing answers the current representation: same ETag and updated_at, no new version, readers still 304', async () => {
+    const created = await create({ name: `unchanged-${randomUUID().slice(0, 8)}`, source: 'internal_source', source_config: { install_command: 'npm ci' }, source_revision_config: {}, secrets: [] });
+    const path = `/v2/deployments/${created.id}`;
+    const read = await call('GET', path);
+    const listTag = (await call('GET', '/v2/deployments?limit=1')).headers.get('etag')!;
+    for (const body of [{}, { source_config: { install_command: 'npm ci' } }, { revision_source: 'internal_source', source_config: { deployment_type: 'dev' } }, { secrets: null, source_revision_config: null }]) {
+      const patched = await call('PATCH', path, { body, headers: { 'if-match': read.headers.get('etag')! } });
+      expect(patched.status, patched.text).toBe(200);
+      expect(patched.text, JSON.stringify(body)).toBe(read.text);
+      expect(patched.headers.get('etag')!.split('-masked')[0]).toBe(read.headers.get('etag')!.split('-masked')[0]);
+    }
+    // Nothing any answer shows moved: a reader's tags still hold (no update reached the tenant's data version).
+    expect((await call('GET', path, { headers: { 'if-none-match': read.headers.get('etag')! } })).status).toBe(304);
+    expect((await call('GET', '/v2/deployments?limit=1', { headers: { 'if-none-match': listTag } })).status).toBe(304);
+    // A value that differs is a change: a new version.
+    const changed = await call('PATCH', path, { body: { source_config: { install_command: 'pnpm install' } } });
+    expect(changed.json.updated_at).not.toBe(created.updated_at);
+    expect(changed.headers.get('etag')!.split('-masked')[0]).not.toBe(read.headers.get('etag')!.split('-masked')[0]);
+  });
+
   it('changes the source_config fields sent and keeps the others', async () => {
     const created = await create({ name: 'commands', source: 'internal_source', source_config: { install_command: 'npm ci', build_command: 'npm run build' }, source_revision_config: {}, secrets: [] });
     const answer = await call('PATCH', `/v2/deployments/${created.id}`, { body: { source_config: { install_command: 'pnpm install' } } });
