@@ -27,8 +27,8 @@ const errorResponse = (description: string, schema = 'HTTPError') => ({
 const stringHeader = (description: string) => ({ description, schema: { type: 'string' } });
 
 /** What a deployment's `ETag` holds (docs/decisions.md#etags-and-if-match). */
-export const ETAG_HEADER = 'The deployment\'s entity tag: `"<version>"`, or `"<version>-masked"` for a key that may not read secrets; '
-  + 'a GET\'s adds its answer\'s hash (`"<version>-masked-<hash>"`). Send it as `If-Match`, or a GET\'s as `If-None-Match`.';
+export const ETAG_HEADER = 'The deployment\'s entity tag, the same on every answer carrying its record: `"<version>-<hash>"`, or '
+  + '`"<version>-masked-<hash>"` for a key that may not read secrets. Send it as `If-Match`, or as `If-None-Match` on its GET.';
 /** What a read's validators hold (docs/decisions.md#conditional-requests). */
 const READ_ETAG = 'The answer\'s strong entity tag; send it as `If-None-Match` to get 304 while nothing it shows has changed.';
 const READ_VALIDATORS = {
