@@ -5,6 +5,7 @@
 import './v8-flags.ts';
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { missingServerStatementTimeout } from './db/transaction-pooler.ts';
@@ -16,7 +17,7 @@ import type { WritePositions } from './db/write-positions.ts';
 import { ClusterWritePositions } from './cluster/cluster-write-positions.ts';
 import { keysCheckedByPrimary, openSecretsKeys } from './modules/secrets/secrets-key.ts';
 import type { SecretCipher } from './modules/secrets/secret-cipher.ts';
-import { ensureDemoData, type DemoKey } from './demo/demo-data.ts';
+import { DEMO_KEY_FILE, ensureDemoData, type DemoKey } from './demo/demo-data.ts';
 import { DEMO_TENANT_ID } from './demo/demo-dataset.ts';
 import { describeFailure } from './expected-errors.ts';
 import { createApp, GRAPHQL_PATH, type App, type AppOptions } from './app.ts';
@@ -101,6 +102,7 @@ async function serve(config: Config, services: Services, worker: WorkerBrief | u
     : database.mode === 'embedded' && config.seedDemoData ? await ensureDemoData(database.orm, cipher, config.dataDir) : undefined;
   const app = createApp({
     orm: database.orm, cipher, apiKeys, decryptedValues, rateLimiter, notifications, replicas, revisionLeaseSeconds: config.revisionLeaseSeconds, sourceArchives,
+    demoKeyFile: demo && 'key' in demo ? path.join(config.dataDir, DEMO_KEY_FILE) : undefined,
   }, {
     demoApiKey: demo && 'key' in demo ? demo.key : undefined,
     introspection: config.graphqlIntrospection,

@@ -9,6 +9,9 @@ import { startApp, type RunningApp } from './support/app-server.ts';
 import { ACME, GLOBEX, importFixture, issueKey, newCipher } from './support/fixtures.ts';
 
 const TENANT_QUERY = '{ tenant { id name } }';
+// GraphQL's messages: the original's words, then where a key goes.
+const MISSING_KEY = 'Not authenticated: send an API key in the X-Api-Key header (or as Authorization: Bearer <key>).';
+const INVALID_KEY = 'Invalid API key: the key sent in X-Api-Key (or Authorization: Bearer) is unknown or revoked.';
 
 describe('authentication', () => {
   let db: TestDatabase;
@@ -35,8 +38,24 @@ describe('authentication', () => {
     const { status, headers, body } = await app.graphql(TENANT_QUERY);
     expect(status).toBe(401);
     expect(headers.get('www-authenticate')).toBe('APIKey');
-    expect(body.errors).toEqual([{ message: 'Not authenticated', extensions: { code: 'UNAUTHENTICATED' } }]);
+    expect(body.errors).toEqual([{ message: MISSING_KEY, extensions: { code: 'UNAUTHENTICATED' } }]);
     expect(body.data ?? null).toBeNull();
+  });
+
+  it('names the X-Api-Key header and, in demo mode, the demo key\'s file; REST keeps the original\'s words', async () => {
+    const demo = await startApp(db.orm, newCipher(), undefined, { demoKeyFile: '/srv/gateway/.data/demo-api-key' });
+    try {
+      const hint = '; the demo key is in /srv/gateway/.data/demo-api-key.';
+      expect((await demo.graphql(TENANT_QUERY)).body.errors[0].message).toBe(`${MISSING_KEY.slice(0, -1)}${hint}`);
+      expect((await demo.graphql(TENANT_QUERY, { 'X-Api-Key': 'dmk_nope' })).body.errors[0].message).toBe(`${INVALID_KEY.slice(0, -1)}${hint}`);
+      for (const [headers, detail] of [[{}, 'Not authenticated'], [{ 'X-Api-Key': 'dmk_nope' }, 'Invalid API key']] as const) {
+        const response = await fetch(`${demo.url}/v2/deployments`, { headers });
+        expect({ status: response.status, text: await response.text(), scheme: response.headers.get('www-authenticate') })
+          .toEqual({ status: 401, text: JSON.stringify({ detail }), scheme: 'APIKey' });
+      }
+    } finally {
+      await demo.close();
+    }
   });
 
   it('accepts the key as X-Api-Key or as a Bearer token, header names in any case', async () => {
@@ -50,7 +69,7 @@ describe('authentication', () => {
     const tampered = acmeKey.slice(0, -1) + (acmeKey.endsWith('A') ? 'B' : 'A');
     for (const key of [tampered, 'dmk_nope', 'not-a-key', `${acmeKey} `.repeat(2), displayPrefix(acmeKey)]) {
       const { status, body } = await app.graphql(TENANT_QUERY, { 'X-Api-Key': key });
-      expect({ key, status, body }).toEqual({ key, status: 401, body: { errors: [{ message: 'Invalid API key', extensions: { code: 'UNAUTHENTICATED' } }] } });
+      expect({ key, status, body }).toEqual({ key, status: 401, body: { errors: [{ message: INVALID_KEY, extensions: { code: 'UNAUTHENTICATED' } }] } });
     }
   });
 
@@ -60,7 +79,7 @@ describe('authentication', () => {
     await revokeApiKey(db.orm.em.fork(), displayPrefix(key));
     const { status, body } = await app.graphql(TENANT_QUERY, { 'X-Api-Key': key });
     expect(status).toBe(401);
-    expect(body.errors[0].message).toBe('Invalid API key');
+    expect(body.errors[0].message).toBe(INVALID_KEY);
   });
 
   it('uses the only tenant of a single-tenant key when X-Tenant-Id is omitted', async () => {

@@ -91,6 +91,24 @@ describe('query limits', () => {
     expect(small.body.errors).toBeUndefined();
   });
 
+  it('answers a page larger than a field serves with that argument\'s range, not the cost limit (limit: 1000000)', async () => {
+    const page = `resources ${everything}`;
+    for (const [query, variables, argument] of [
+      [`{ deployments(limit: 1000000) { ${page} } }`, undefined, 'limit'],
+      ['query($n: Int!) { deploymentsConnection(first: $n) { edges { node { uuid } } } }', { n: 1_000_000 }, 'first'],
+    ] as const) {
+      const before = statements;
+      const { body } = await dev.graphql(query, auth(), variables);
+      expect(body.errors, query).toEqual([expect.objectContaining({
+        message: `Invalid argument "${argument}": must be between 1 and 100; got 1000000.`, extensions: { code: 'BAD_USER_INPUT', argument },
+      })]);
+      expect(statements - before).toBeLessThanOrEqual(1);
+    }
+    // A log page may be ten times larger, and is refused past that by its own range too.
+    const logs = await dev.graphql('{ deployments(limit: 1) { resources { revisions { logPage(phase: BUILD, limit: 5000) { offset } } } } }', auth());
+    expect(logs.body.errors?.[0]?.message).toMatch(/"limit": must be between 1 and 1000; got 5000/);
+  });
+
   it('refuses more aliases than the limit (alias-based batching of the same field)', async () => {
     const aliases = Array.from({ length: GRAPHQL_LIMITS.maxAliases + 1 }, (_, i) => `a${i}: tenant { name }`).join(' ');
     await expectRefused(dev, `{ ${aliases} }`, /Aliases limit/);

@@ -23,3 +23,15 @@ it('links only to files and headings that exist', () => {
     }
   }
 });
+
+it('says, where it gives `npm install`, that an older system Node makes it warn EBADENGINE (issue 52)', () => {
+  const start = readme.slice(readme.indexOf('## Start'), readme.indexOf('## Explore in a browser'));
+  expect(start).toContain('npm install');
+  expect(start).toMatch(/older system Node, `npm install` warns `EBADENGINE`/);
+});
+
+it('runs the simulated data plane against the gateway it names (GATEWAY_URL), in every command that starts it', () => {
+  const commands = readme.split('\n').filter((line) => /^\s*(\S+=\S+\s+)*npm run example:data-plane/.test(line.replace(/^.*?: /, '')));
+  expect(commands.length).toBeGreaterThanOrEqual(2);
+  for (const command of commands) expect(command, command).toMatch(/GATEWAY_URL=http/);
+});

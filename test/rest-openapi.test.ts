@@ -157,6 +157,18 @@ describe('REST OpenAPI document', () => {
       }
     });
 
+    it('a demo deployment built from github names a github.com repository of a GitHub integration', async () => {
+      const codehostOf = new Map(demo.doc.integrations.map((i) => [i.id, `${i.kind} ${i.codehost}`]));
+      const { resources } = (await demo.get(`${DEPLOYMENTS}?limit=100`)).body;
+      const fromGithub = resources.filter((r: any) => r.source === 'github' && r.source_config.repo_url !== null);
+      expect(fromGithub.length).toBeGreaterThan(10);
+      for (const { name, source_config: config } of fromGithub) {
+        expect(config.repo_url, name).toMatch(/^https:\/\/github\.com\//);
+        expect(codehostOf.get(config.integration_id), name).toBe('codehost github');
+      }
+      expect(resources.filter((r: any) => r.source !== 'github' && r.source_config.repo_url !== null)).toEqual([]);
+    });
+
     it('every repository listing', async () => {
       const [github, gitlab, managed] = [integration('acme-corp'), integration('acme-labs'), integration('acme-managed')];
       const calls: [string, string][] = [

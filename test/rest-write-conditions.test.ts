@@ -42,7 +42,7 @@ describe('bodies the original\'s models refuse: 422 as FastAPI answers', () => {
     expect(await deploymentCount()).toBe(before);
   });
 
-  it('lists wrong types, enum values, UUIDs and resource ranges together, in the models\' field order', async () => {
+  it('lists wrong types, literal values, UUIDs and resource ranges together, in the models\' field order', async () => {
     const body = {
       name: 5, source: 'nope',
       source_config: { integration_id: 'not-a-uuid', deployment_type: 'huge', resource_spec: { cpu: 9, cpu_limit: 0.05, queue_cpu: 8.5, redis_cpu_limit: 16.5 } },
@@ -52,9 +52,9 @@ describe('bodies the original\'s models refuse: 422 as FastAPI answers', () => {
     expectJsonText(await call('POST', '/v2/deployments', { body }), 422, {
       detail: [
         pydantic('string_type', ['body', 'name'], 'Input should be a valid string', 5),
-        pydantic('enum', ['body', 'source'], `Input should be ${SOURCES}`, 'nope', { expected: SOURCES }),
+        pydantic('literal_error', ['body', 'source'], `Input should be ${SOURCES}`, 'nope', { expected: SOURCES }),
         pydantic('uuid_parsing', ['body', 'source_config', 'integration_id'], 'Input should be a valid UUID, invalid character: found `n` at 1', 'not-a-uuid', { error: 'invalid character: found `n` at 1' }),
-        pydantic('enum', ['body', 'source_config', 'deployment_type'], "Input should be 'dev_free', 'dev' or 'prod'", 'huge', { expected: "'dev_free', 'dev' or 'prod'" }),
+        pydantic('literal_error', ['body', 'source_config', 'deployment_type'], "Input should be 'dev_free', 'dev' or 'prod'", 'huge', { expected: "'dev_free', 'dev' or 'prod'" }),
         pydantic('less_than_equal', [...spec, 'cpu'], 'Input should be less than or equal to 8', 9, { le: 8 }),
         pydantic('greater_than_equal', [...spec, 'cpu_limit'], 'Input should be greater than or equal to 0.1', 0.05, { ge: 0.1 }),
         pydantic('less_than_equal', [...spec, 'queue_cpu'], 'Input should be less than or equal to 8', 8.5, { le: 8 }),
@@ -75,7 +75,7 @@ describe('bodies the original\'s models refuse: 422 as FastAPI answers', () => {
   it('refuses external_docker as a PATCH revision_source (not in that enum)', async () => {
     const expected = "'github', 'internal_docker' or 'internal_source'";
     expectJsonText(await call('PATCH', `/v2/deployments/${ACME_DEPLOYMENT}`, { body: { revision_source: 'external_docker' } }), 422, {
-      detail: [pydantic('enum', ['body', 'revision_source'], `Input should be ${expected}`, 'external_docker', { expected })],
+      detail: [pydantic('literal_error', ['body', 'revision_source'], `Input should be ${expected}`, 'external_docker', { expected })],
     });
   });
 
@@ -159,7 +159,7 @@ describe('a key that may not write', () => {
 
 describe('If-Match', () => {
   const etag = (answer: Answer) => answer.headers.get('etag')!;
-  const versionOf = (tag: string) => /^"(\d+)(?:-masked)?"$/.exec(tag)![1];
+  const versionOf = (tag: string) => /^"(\d+)(?:-masked)?-[0-9a-f]{24}"$/.exec(tag)![1];
   const changedBy = (id: string, ifMatch: string, body: unknown = { source_config: { install_command: 'make' } }) =>
     call('PATCH', `/v2/deployments/${id}`, { body, headers: { 'if-match': ifMatch } });
 
@@ -186,20 +186,47 @@ describe('If-Match', () => {
     expectJsonText(await changedBy(id, `W/"${version}"`), 412, detail(`Deployment ${id} has changed since the version you sent (If-Match); read it again and retry.`));
     const listed = await changedBy(id, `"0", "${version}"`);
     expect(listed.status, listed.text).toBe(200);
-    expect(etag(listed)).toBe(`"${versionOf(etag(listed))}-masked"`);
+    expect(etag(listed)).toMatch(new RegExp(`^"${versionOf(etag(listed))}-masked-[0-9a-f]{24}"$`));
     const unmasked = await call('PATCH', `/v2/deployments/${id}`, { key: fixture.keys.writerSecrets, body: {}, headers: { 'if-match': `"${versionOf(etag(listed))}"` } });
     expect(unmasked.status, unmasked.text).toBe(200);
-    expect(etag(unmasked)).toMatch(/^"\d+"$/);
+    expect(etag(unmasked)).toMatch(/^"\d+-[0-9a-f]{24}"$/);
+    // The tag before issue 52, a GET's and the masked one name the same version too.
+    for (const tag of [`"${versionOf(etag(listed))}-masked"`, etag(await call('GET', `/v2/deployments/${id}`)), etag(listed)]) {
+      expect((await changedBy(id, tag)).status, tag).toBe(200);
+    }
   });
 
-  it('carries the ETag on GET /v2/deployments/{id}: the version the last write answered, then its hash, which If-Match takes', async () => {
+  it('tags a deployment\'s representation once, whichever answer carries it: a write\'s answer revalidates with GET, If-Match takes it', async () => {
     const created = await create('etag-on-read');
-    const read = (await call('GET', `/v2/deployments/${created.json.id}`)).headers.get('etag')!;
-    expect(read).toMatch(new RegExp(`^${etag(created).slice(0, -1)}-[0-9a-f]{24}"$`));
-    const patched = await changedBy(created.json.id, read);
-    expect(patched.status).toBe(200);
-    expect((await call('GET', `/v2/deployments/${created.json.id}`)).headers.get('etag')).toMatch(new RegExp(`^${etag(patched).slice(0, -1)}-[0-9a-f]{24}"$`));
-    expect((await changedBy(created.json.id, read)).status).toBe(412);
+    const path = `/v2/deployments/${created.json.id}`;
+    const read = await call('GET', path);
+    // The create's answer and the GET are one representation: one tag, which a client keeping the create's
+    // answer revalidates with (304).
+    expect(read.text).toBe(created.text);
+    expect(etag(read)).toBe(etag(created));
+    expect(etag(read)).toMatch(/^"\d+-masked-[0-9a-f]{24}"$/);
+    expect((await call('GET', path, { headers: { 'if-none-match': etag(created) } })).status).toBe(304);
+    // Another deployment at the same version is another representation.
+    expect(etag(await create('etag-on-read-too'))).not.toBe(etag(created));
+    const patched = await changedBy(created.json.id, etag(read));
+    expect(patched.status, patched.text).toBe(200);
+    const reread = await call('GET', path, { headers: { 'if-none-match': etag(created) } });
+    expect({ status: reread.status, etag: etag(reread), text: reread.text }).toEqual({ status: 200, etag: etag(patched), text: patched.text });
+    expect((await call('GET', path, { headers: { 'if-none-match': etag(patched) } })).status).toBe(304);
+    expect((await changedBy(created.json.id, etag(read))).status).toBe(412);
+    // Another coding is other bytes, so another tag, the same whichever answer carries it.
+    const [gzip, identity] = [{ 'accept-encoding': 'gzip' }, { 'accept-encoding': 'identity' }];
+    const zipped = await call('GET', path, { headers: gzip });
+    const plain = await call('GET', path, { headers: identity });
+    expect(etag(zipped)).not.toBe(etag(plain));
+    expect(etag(await call('PATCH', path, { body: {}, headers: gzip }))).toBe(etag(zipped));
+    expect(etag(await call('PATCH', path, { body: {}, headers: identity }))).toBe(etag(plain));
+    expect((await call('GET', path, { headers: { ...gzip, 'if-none-match': etag(zipped) } })).status).toBe(304);
+    expect((await call('GET', path, { headers: { ...identity, 'if-none-match': etag(zipped) } })).status).toBe(200);
+    // And another reader (a key that reveals secrets) another representation.
+    const revealing = await call('GET', path, { key: fixture.keys.writerSecrets });
+    expect(etag(revealing)).toMatch(new RegExp(`^"${versionOf(etag(patched))}-[0-9a-f]{24}"$`));
+    expect(etag(await call('PATCH', path, { key: fixture.keys.writerSecrets, body: {} }))).toBe(etag(revealing));
   });
 
   it('holds DELETE and redeploy back when stale, lets them through when current', async () => {

@@ -76,7 +76,7 @@ describe('POST /v2/deployments', () => {
     expect(written.created_at).toBe(written.updated_at);
     const fields: RecordFields = { name: 'agent-one', source: 'internal_docker', secrets: [{ name: 'API_TOKEN', value: MASK }] };
     expectJsonText(answer, 201, deploymentRecord(fields, written));
-    expect(answer.headers.get('etag')).toMatch(/^"\d+-masked"$/);
+    expect(answer.headers.get('etag')).toMatch(/^"\d+-masked-[0-9a-f]{24}"$/);
     expect(answer.headers.get('location')).toBe(`/v2/deployments/${written.id}`);
     const read = await call('GET', `/v2/deployments/${written.id}`);
     expect({ status: read.status, text: read.text }).toEqual({ status: 200, text: answer.text });
@@ -87,7 +87,7 @@ describe('POST /v2/deployments', () => {
     const answer = await call('POST', '/v2/deployments', { key: fixture.keys.writerSecrets, body: cliCreate('agent-clear', [{ name: 'A', value: 'one' }, { name: 'B', value: 'two' }]) });
     const secrets = [{ name: 'A', value: 'one' }, { name: 'B', value: 'two' }];
     expectJsonText(answer, 201, deploymentRecord({ name: 'agent-clear', source: 'internal_docker', secrets }, writtenParts(answer.json, ACME)));
-    expect(answer.headers.get('etag')).toMatch(/^"\d+"$/);
+    expect(answer.headers.get('etag')).toMatch(/^"\d+-[0-9a-f]{24}"$/);
     expect((await call('GET', `/v2/deployments/${answer.json.id}`, { key: fixture.keys.writerSecrets })).text).toBe(answer.text);
     expect((await call('GET', `/v2/deployments/${answer.json.id}`)).json.secrets).toEqual([{ name: 'A', value: MASK }, { name: 'B', value: MASK }]);
   });
@@ -205,6 +205,26 @@ describe('PATCH /v2/deployments/{deployment_id}', () => {
     expect(after.resources.length).toBe(before.resources.length + (revises ? 1 : 0));
     expect(answer.json.latest_revision_id).toBe(revises ? after.resources[0].id : created.latest_revision_id);
     if (revises) expect(after.resources[0].status).toBe('QUEUED');
+  });
+
+  it('a PATCH that changes nothing answers the current representation: same ETag and updated_at, no new version, readers still 304', async () => {
+    const created = await create({ name: `unchanged-${randomUUID().slice(0, 8)}`, source: 'internal_source', source_config: { install_command: 'npm ci' }, source_revision_config: {}, secrets: [] });
+    const path = `/v2/deployments/${created.id}`;
+    const read = await call('GET', path);
+    const listTag = (await call('GET', '/v2/deployments?limit=1')).headers.get('etag')!;
+    for (const body of [{}, { source_config: { install_command: 'npm ci' } }, { revision_source: 'internal_source', source_config: { deployment_type: 'dev' } }, { secrets: null, source_revision_config: null }]) {
+      const patched = await call('PATCH', path, { body, headers: { 'if-match': read.headers.get('etag')! } });
+      expect(patched.status, patched.text).toBe(200);
+      expect(patched.text, JSON.stringify(body)).toBe(read.text);
+      expect(patched.headers.get('etag')).toBe(read.headers.get('etag'));
+    }
+    // Nothing any answer shows moved: a reader's tags still hold (no update reached the tenant's data version).
+    expect((await call('GET', path, { headers: { 'if-none-match': read.headers.get('etag')! } })).status).toBe(304);
+    expect((await call('GET', '/v2/deployments?limit=1', { headers: { 'if-none-match': listTag } })).status).toBe(304);
+    // A value that differs is a change: a new version.
+    const changed = await call('PATCH', path, { body: { source_config: { install_command: 'pnpm install' } } });
+    expect(changed.json.updated_at).not.toBe(created.updated_at);
+    expect(changed.headers.get('etag')).not.toBe(read.headers.get('etag'));
   });
 
   it('changes the source_config fields sent and keeps the others', async () => {

@@ -10,7 +10,7 @@ import { ACME, GLOBEX, importFixture, issueKey, newCipher } from './support/fixt
 import { dataOf } from './support/graphql-expect.ts';
 import { startLiveService, type LiveService } from './support/live-data.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
-import { restCaller, UUID } from './support/write-calls.ts';
+import { expectJsonText, restCaller, UUID } from './support/write-calls.ts';
 
 /** The most runtime lines a revision keeps (written out here, not read from src/). */
 const KEPT = 10_000;
@@ -113,6 +113,18 @@ const FILTERS: [Record<string, unknown>, number[]][] = [
   [{ start_time: '2026-01-01T01:00:01+01:00', end_time: '2026-01-01', order: 'desc' }, []],
   [{ level: 'info', query: 'GET', order: 'desc', limit: 100 }, [5]],
 ];
+
+describe('the log routes\' body', () => {
+  it('is required, as a pydantic model body is (no body: 422 missing at ["body"]); `{}` takes every default', async () => {
+    const { id, revisionId } = await deployed([{ message: 'up' }]);
+    for (const path of [`/v1/projects/${id}/revisions/${revisionId}/build_logs`, `/v1/projects/${id}/deploy_logs`, `/v1/projects/${id}/revisions/${revisionId}/deploy_logs`]) {
+      expectJsonText(await call('POST', path), 422, { detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }] });
+      const read = await call('POST', path, { body: {} });
+      expect(read.status, path).toBe(200);
+      expect(read.json.logs.length, path).toBeGreaterThan(0);
+    }
+  });
+});
 
 describe('runtime lines', () => {
   it('are appended to a DEPLOYED revision without a lease, once however often sent, and refused before it is DEPLOYED', async () => {

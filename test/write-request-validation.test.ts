@@ -8,6 +8,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateCreateRequest, validatePatchRequest } from '../src/modules/deployments/writes/validate-write-request.ts';
 import { jsonSchemaOf, writeRequestSchemas, DeploymentPatchRequest } from '../src/modules/deployments/writes/write-request-schema.ts';
+import { dataPlaneRequestSchemas } from '../src/modules/revisions/lifecycle/data-plane-request-schema.ts';
+import { DEPLOYMENT_STATUSES, REVISION_STATUSES } from '../src/modules/deployments/deployment-enums.ts';
 import { inBody } from '../src/modules/common/pydantic-errors.ts';
 
 type Loc = (string | number)[];
@@ -100,7 +102,7 @@ describe('missing and null', () => {
     const body = { name: null, source: null, source_config: null, source_revision_config: {}, secrets: null };
     expect(errorsOf(validateCreateRequest(body))).toEqual([
       stringType(['name'], null),
-      error('enum', ['source'], `Input should be ${SOURCES}`, null, { expected: SOURCES }),
+      error('literal_error', ['source'], `Input should be ${SOURCES}`, null, { expected: SOURCES }),
       modelType(['source_config'], null),
       error('list_type', ['secrets'], 'Input should be a valid list', null),
     ]);
@@ -148,7 +150,7 @@ describe('wrong types and values', () => {
 
   it('a source must be one of the four, spelled exactly', () => {
     expect(errorsOf(validateCreateRequest({ ...cliCreate(), source: 'GITHUB' }))).toEqual([
-      error('enum', ['source'], `Input should be ${SOURCES}`, 'GITHUB', { expected: SOURCES }),
+      error('literal_error', ['source'], `Input should be ${SOURCES}`, 'GITHUB', { expected: SOURCES }),
     ]);
   });
 
@@ -156,8 +158,8 @@ describe('wrong types and values', () => {
     const revisionSources = "'github', 'internal_docker' or 'internal_source'";
     const types = "'dev_free', 'dev' or 'prod'";
     expect(errorsOf(validatePatchRequest({ revision_source: 'external_docker', source_config: { deployment_type: 'staging' } }))).toEqual([
-      error('enum', ['revision_source'], `Input should be ${revisionSources}`, 'external_docker', { expected: revisionSources }),
-      error('enum', ['source_config', 'deployment_type'], `Input should be ${types}`, 'staging', { expected: types }),
+      error('literal_error', ['revision_source'], `Input should be ${revisionSources}`, 'external_docker', { expected: revisionSources }),
+      error('literal_error', ['source_config', 'deployment_type'], `Input should be ${types}`, 'staging', { expected: types }),
     ]);
   });
 
@@ -360,5 +362,29 @@ describe('JSON Schema of the bodies', () => {
       properties: { revision_source: { anyOf: [{ type: 'string', enum: ['github', 'internal_docker', 'internal_source'] }, { type: 'null' }] } },
     });
     expect(jsonSchemaOf(DeploymentPatchRequest)).not.toHaveProperty('required');
+  });
+
+  it('writes source, deployment_type and revision_source inline with a title, as the original\'s Literals', () => {
+    const create = schemas.DeploymentCreateRequest as { properties: Record<string, unknown> };
+    expect(create.properties.source).toEqual({
+      enum: ['github', 'external_docker', 'internal_docker', 'internal_source'], type: 'string', title: 'Source', description: 'Immutable.',
+    });
+    expect((schemas.SourceConfigRequest as { properties: Record<string, unknown> }).properties.deployment_type).toEqual({
+      anyOf: [{ enum: ['dev_free', 'dev', 'prod'], type: 'string' }, { type: 'null' }], title: 'Deployment Type', description: 'Immutable.',
+    });
+    expect(jsonSchemaOf(DeploymentPatchRequest)).toMatchObject({ properties: { revision_source: { title: 'Revision Source' } } });
+    // No Enum class among the write bodies: no component of one.
+    expect(Object.values(schemas).filter((schema) => 'enum' in schema)).toEqual([]);
+  });
+
+  it('refers to the statuses, Enum classes, as components of their own; phase and order are inline', () => {
+    const planes = dataPlaneRequestSchemas() as Record<string, { properties: Record<string, unknown> } & Record<string, unknown>>;
+    expect(planes.RevisionStatusReport!.properties.status).toEqual({ $ref: '#/components/schemas/RevisionStatus', description: expect.any(String) });
+    expect(planes.DeploymentStatusReport!.properties.status).toMatchObject({ anyOf: [{ $ref: '#/components/schemas/DeploymentStatus' }, { type: 'null' }] });
+    expect(planes.DeploymentStatusReport!.properties.status).not.toHaveProperty('title');
+    expect(planes.RevisionStatus).toEqual({ enum: [...REVISION_STATUSES], title: 'RevisionStatus', type: 'string' });
+    expect(planes.DeploymentStatus).toEqual({ enum: [...DEPLOYMENT_STATUSES], title: 'DeploymentStatus', type: 'string' });
+    expect(planes.LogAppend!.properties.phase).toMatchObject({ enum: ['build', 'deploy', 'runtime'], type: 'string', title: 'Phase' });
+    expect(planes.BuildLogsRequest!.properties.order).toMatchObject({ anyOf: [{ enum: ['asc', 'desc'], type: 'string' }, { type: 'null' }], title: 'Order' });
   });
 });

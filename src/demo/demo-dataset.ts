@@ -52,7 +52,8 @@ export function buildDemoDocument() {
   }));
   const tagValuesByKey = tags.map((t) => t.values.map((v) => v.id));
 
-  const repos = integrations.filter((i) => i.kind === 'codehost').flatMap((i) =>
+  // A `github` deployment is built from a repository of a GitHub integration (gitlab.com has no `github` source).
+  const repos = integrations.filter((i) => i.kind === 'codehost' && i.codehost === 'github').flatMap((i) =>
     (i.repositories as { url: string; default_branch: string }[]).map((r) => ({ integration: i.id, ...r })));
   const start = Date.parse('2026-01-05T09:00:00Z');
   const deployments = Array.from({ length: 60 }, (_, index) => {

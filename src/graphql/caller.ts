@@ -53,7 +53,7 @@ async function authenticateAndSpend(scope: RequestScope, headers: CallerHeaders,
     if (rateLimiter && scope.clientAddress && error instanceof AuthError && error.reason === 'invalid-key') {
       await rateLimiter.recordAuthFailure(scope.clientAddress).catch(rateLimitToGraphQL);
     }
-    return authErrorToGraphQL(error);
+    return authErrorToGraphQL(error, services.demoKeyFile);
   });
   scope.tenantId = principal.tenantId;
   if (rateLimiter) scope.rateLimit = await rateLimiter.consume(principal.apiKeyId).catch(rateLimitToGraphQL);

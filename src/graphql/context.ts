@@ -39,6 +39,8 @@ export interface AppServices {
   revisionLeaseSeconds?: number;
   /** Source archives and the object store holding them; none: no upload URLs, and no source_tarball_path is accepted. */
   sourceArchives?: SourceArchives;
+  /** In demo mode, the file that keeps the demo key: GraphQL's answer to a missing or wrong key names it. */
+  demoKeyFile?: string;
 }
 
 export const DEFAULT_REVISION_LEASE_SECONDS = 60;

@@ -17,14 +17,37 @@ export function secretUnreadable(error: SecretDecryptionError): GraphQLError {
   );
 }
 
-export function authErrorToGraphQL(error: unknown): never {
+/**
+ * A refused caller. The REST door answers `legacyDetail`, the original's words that legacy clients compare
+ * (shared/spec/contract.md); GraphQL's message adds, for a key missing or wrong, where a key goes and, in
+ * demo mode, where the demo key is kept (docs/decisions.md#authentication-failures).
+ */
+export class CallerRefused extends GraphQLError {
+  readonly legacyDetail: string;
+
+  constructor(error: AuthError, demoKeyFile: string | undefined) {
+    super(`${error.message}${hintFor(error, demoKeyFile)}`, {
+      extensions: {
+        code: error.status === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN',
+        http: { status: error.status, headers: error.status === 401 ? { 'WWW-Authenticate': 'APIKey' } : {} },
+      },
+    });
+    this.legacyDetail = error.message;
+  }
+}
+
+function hintFor(error: AuthError, demoKeyFile: string | undefined): string {
+  const demo = demoKeyFile ? `; the demo key is in ${demoKeyFile}` : '';
+  switch (error.reason) {
+    case 'missing-key': return `: send an API key in the X-Api-Key header (or as Authorization: Bearer <key>)${demo}.`;
+    case 'invalid-key': return `: the key sent in X-Api-Key (or Authorization: Bearer) is unknown or revoked${demo}.`;
+    default: return '';
+  }
+}
+
+export function authErrorToGraphQL(error: unknown, demoKeyFile?: string): never {
   if (!(error instanceof AuthError)) throw error;
-  throw new GraphQLError(error.message, {
-    extensions: {
-      code: error.status === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN',
-      http: { status: error.status, headers: error.status === 401 ? { 'WWW-Authenticate': 'APIKey' } : {} },
-    },
-  });
+  throw new CallerRefused(error, demoKeyFile);
 }
 
 /**

@@ -9,6 +9,8 @@ import {
 } from 'graphql';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 import type { Plugin } from 'graphql-yoga';
+import { MAX_PAGE_SIZE } from '../graphql/paging.ts';
+import { MAX_LOG_PAGE } from '../modules/revisions/lifecycle/revision-logs.graphql.ts';
 
 /** A connection asked for without `first` or `last` returns this many (deployment-list.graphql.ts). */
 const DEFAULT_PAGE_SIZE = 20;
@@ -24,9 +26,17 @@ const ASSUMED_LIST_SIZES: Record<string, number> = {
 };
 const DEFAULT_LIST_SIZE = 10;
 
+/**
+ * The largest page each paged field serves (MAX_PAGE_SIZE unless listed): a page argument above it costs that
+ * page, since the field's resolver refuses it with a message that names the argument and its range ("limit
+ * must be between 1 and 100"), which says more than the cost limit would.
+ */
+const LARGEST_PAGES: Record<string, number> = { 'Revision.logPage': MAX_LOG_PAGE, 'Revision.logs': MAX_LOG_PAGE };
+
 function sizeOf(type: GraphQLCompositeType, field: GraphQLField<unknown, unknown>, args: Record<string, unknown>): number | undefined {
-  const requested = args.limit ?? args.first ?? args.last ?? (Array.isArray(args.ids) ? args.ids.length : undefined);
-  if (typeof requested === 'number') return Math.max(1, requested);
+  const page = args.limit ?? args.first ?? args.last;
+  if (typeof page === 'number') return Math.max(1, Math.min(page, LARGEST_PAGES[`${type.name}.${field.name}`] ?? MAX_PAGE_SIZE));
+  if (Array.isArray(args.ids)) return Math.max(1, args.ids.length);
   if (field.args.some((arg) => arg.name === 'first')) return DEFAULT_PAGE_SIZE;
   if (isListType(getNullableType(field.type))) return ASSUMED_LIST_SIZES[`${type.name}.${field.name}`] ?? DEFAULT_LIST_SIZE;
   return undefined;

@@ -109,6 +109,7 @@ export const getDeploymentRoute: RestRoute = {
     ? deploymentAnswer(200, data.deployment as LegacyDeploymentJson & { etag: string })
     : deploymentNotFound(values.deployment_id)),
   successHeaders: { ETag: ETAG_HEADER },
+  deploymentRepresentation: true,
   responseSchema: legacyResponseSchema('Deployment'),
   notFound: DEPLOYMENT_NOT_FOUND,
 };

@@ -27,8 +27,8 @@ const errorResponse = (description: string, schema = 'HTTPError') => ({
 const stringHeader = (description: string) => ({ description, schema: { type: 'string' } });
 
 /** What a deployment's `ETag` holds (docs/decisions.md#etags-and-if-match). */
-export const ETAG_HEADER = 'The deployment\'s entity tag: `"<version>"`, or `"<version>-masked"` for a key that may not read secrets; '
-  + 'a GET\'s adds its answer\'s hash (`"<version>-masked-<hash>"`). Send it as `If-Match`, or a GET\'s as `If-None-Match`.';
+export const ETAG_HEADER = 'The deployment\'s entity tag, the same on every answer carrying its record: `"<version>-<hash>"`, or '
+  + '`"<version>-masked-<hash>"` for a key that may not read secrets. Send it as `If-Match`, or as `If-None-Match` on its GET.';
 /** What a read's validators hold (docs/decisions.md#conditional-requests). */
 const READ_ETAG = 'The answer\'s strong entity tag; send it as `If-None-Match` to get 304 while nothing it shows has changed.';
 const READ_VALIDATORS = {
@@ -82,7 +82,7 @@ function operation(route: RestRoute) {
     [route.successStatus ?? 200]: successResponse(route),
     ...declared,
     ...writeResponses(route, declared),
-    401: errorResponse('No API key (`Not authenticated`), or an unknown or revoked one (`Invalid API key`).'),
+    401: errorResponse('No API key in the `X-Api-Key` header (or `Authorization: Bearer`): `Not authenticated`; an unknown or revoked one: `Invalid API key`. In demo mode, `npm start` prints a key and keeps it in `.data/demo-api-key`.'),
     403: errorResponse(route.write
       ? 'The key may not write (`apikey create --write` issues one that may), the tenant in X-Tenant-Id is not granted to the key, or the key has several tenants and none was chosen.'
       : 'The tenant in X-Tenant-Id is not granted to the key, or the key has several tenants and none was chosen.'),

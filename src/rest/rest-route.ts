@@ -55,6 +55,11 @@ export interface RestRoute {
   otherResponses?: Record<number, unknown>;
   /** Whether the route honours `If-Match` (412 when the deployment changed since). */
   ifMatch?: boolean;
+  /**
+   * A read whose answer is one deployment's representation (its variables' `id`): its ETag is the deployment's
+   * own tag, as the writes' answers carry it, not the tenant's data version's (runner/entity-tags.ts).
+   */
+  deploymentRepresentation?: boolean;
   /** When the route can answer 404 (besides an unknown path): what that means, for the OpenAPI document. */
   notFound?: string;
 }

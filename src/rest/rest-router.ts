@@ -19,6 +19,7 @@ import { READ_ONLY_KEY } from '../modules/deployments/writes/write-problems.ts';
 import { IDEMPOTENCY_KEY, keyedLegacyWrite, legacyAnswerOf, type IdempotentWrites } from './idempotent-writes.ts';
 import { parseJsonBody } from './json-body.ts';
 import { NOT_MODIFIED } from '../graphql/not-modified.ts';
+import { CallerRefused } from '../graphql/errors.ts';
 
 /**
  * The path as uvicorn hands it to Starlette (Python's `urllib.parse.unquote`): every valid `%XX` becomes its
@@ -182,12 +183,15 @@ export async function restAnswer<Caller>(
   }
 }
 
+/** A refusal's words as the original says them (GraphQL's message may add a hint). */
+const legacyDetailOf = (error: GraphQLError) => (error instanceof CallerRefused ? error.legacyDetail : error.message);
+
 /** The legacy answer to an error the GraphQL layer classified (auth, rate limit, missing, database down), if any. */
 function classifiedAnswer(error: unknown): LegacyAnswer | undefined {
   if (!(error instanceof GraphQLError)) return isDatabaseUnavailable(error) ? serviceUnavailable() : undefined;
   switch (error.extensions.code) {
-    case 'UNAUTHENTICATED': return detail(401, error.message, { 'www-authenticate': 'APIKey' });
-    case 'FORBIDDEN': return detail(403, error.message);
+    case 'UNAUTHENTICATED': return detail(401, legacyDetailOf(error), { 'www-authenticate': 'APIKey' });
+    case 'FORBIDDEN': return detail(403, legacyDetailOf(error));
     case 'NOT_FOUND': return detail(404, error.message);
     case 'SERVICE_UNAVAILABLE': return serviceUnavailable();
     case 'RATE_LIMITED': return detail(429, error.message.replace(/\.$/, ''), httpHeadersOf(error));

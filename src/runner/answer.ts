@@ -81,12 +81,14 @@ const notModified = (etag: string): Answer =>
  */
 export function revalidatedAnswer(answer: Answer, revalidation: Revalidation): Answer {
   if (revalidation.notModified || answer.status !== 200 || revalidation.etag === undefined) return answer;
+  // A deployment's representation carries the deployment's own tag, the one its writes' answers carry.
+  const etag = revalidation.deploymentEtag ?? etagHeader(revalidation.etag, answer.headers.etag);
   if (revalidation.ifNoneMatch?.split(',').some((tag) => tag.trim() === '*')) {
     revalidation.notModified = true;
-    return notModified(etagHeader(revalidation.etag, answer.headers.etag));
+    return notModified(etag);
   }
   const { headers } = answer;
-  headers.etag = etagHeader(revalidation.etag, headers.etag);
+  headers.etag = etag;
   headers['cache-control'] = CACHE_CONTROL;
   headers.vary = VARY;
   return answer;

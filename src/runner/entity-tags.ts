@@ -4,21 +4,18 @@
 // the secrets keys this process holds), the tenant's data version, and the build. The data version is read
 // before the data (on the same database), so a tag is never newer than the answer it is sent with: a change
 // committed in between only costs one more full answer.
-import { createHash } from 'node:crypto';
 import type { Principal } from '../modules/tenancy/authenticate.ts';
 import { BREAK, visit, type DocumentNode } from 'graphql';
 import type { TenantDataVersions } from '../modules/tenancy/data-version/tenant-data-version.ts';
 import { LOG_LINE_FIELDS } from '../modules/revisions/lifecycle/revision-logs.ts';
 import { ARCHIVE_URL_FIELDS, downloadWindowOf } from '../modules/storage/source-archives.ts';
 import { buildFingerprint } from './build-fingerprint.ts';
+import { answerReader, deploymentTag, tagHash } from '../modules/deployments/deployment-tag.ts';
 
 /** Every use revalidates; only the caller's own cache may keep it (the answer is the key's). */
 export const CACHE_CONTROL = 'private, no-cache';
 /** The request headers a read answer depends on: the key (either header), the tenant, the media type, the coding. */
 export const VARY = 'Authorization, X-Api-Key, X-Tenant-Id, Accept, Accept-Encoding';
-
-/** 96 bits of SHA-256, in hex: no two answers a client could hold share one. */
-const TAG_HEX_DIGITS = 24;
 
 /** What a read answer depends on besides its caller and the data: filled by the operation runner for a GET or HEAD. */
 export class Revalidation {
@@ -26,15 +23,25 @@ export class Revalidation {
   etag: string | undefined;
   /** Whether the request's If-None-Match names the tag: the answer is 304, and the operation did not run. */
   notModified = false;
+  /**
+   * The answer is one deployment's representation (`GET /v2/deployments/{id}`): its tag is the deployment's
+   * own (deploymentTag), made of the deployment's version, which is read instead of the tenant's.
+   */
+  deploymentId: string | undefined;
+  /** The whole ETag of a deployment's representation, in the answer's coding (`etag` is its hash). */
+  deploymentEtag: string | undefined;
 
   /** The door, the target (path and query), the media type and the content coding, as one string. */
   readonly request: string;
   /** The request's If-None-Match, if any. */
   readonly ifNoneMatch: string | undefined;
+  /** The content coding the answer will be sent in (`identity` for none). */
+  readonly coding: string;
 
-  constructor(request: string, ifNoneMatch: string | undefined) {
+  constructor(request: string, ifNoneMatch: string | undefined, coding = 'identity') {
     this.request = request;
     this.ifNoneMatch = ifNoneMatch;
+    this.coding = coding;
   }
 
   /**
@@ -42,15 +49,32 @@ export class Revalidation {
    * already holds it. Log lines count only for a document that selects them.
    */
   tag(principal: Principal, document: DocumentNode, versions: TenantDataVersions, secretsKeys: readonly string[]): boolean {
-    const reader = `${principal.apiKeyId} ${principal.tenantId} ${principal.mayReadSecrets ? `secrets ${secretsKeys.join(',')}` : 'masked'} ${principal.mayWrite} ${principal.mayReconcile}`;
     const selects = selectionOf(document);
     let version = selects.logLines ? `${versions.data} ${versions.logs}` : `${versions.data}`;
     // A signed download URL changes with its time window, not with the data.
     if (selects.archiveUrls) version += ` window ${downloadWindowOf()}`;
-    this.etag = createHash('sha256').update(`${buildFingerprint()}\n${reader}\n${version}\n${this.request}`).digest('hex').slice(0, TAG_HEX_DIGITS);
+    this.etag = tagHash(`${buildFingerprint()}\n${answerReader(principal, secretsKeys)}\n${version}\n${this.request}`);
     this.notModified = this.ifNoneMatch !== undefined && namesTag(this.ifNoneMatch, this.etag);
     return this.notModified;
   }
+
+  /** The same for a deployment's representation at `version`: the tag every answer carrying it carries. */
+  tagDeployment(principal: Principal, version: number, secretsKeys: readonly string[]): boolean {
+    this.deploymentEtag = inCoding(deploymentTag(this.deploymentId!, version, principal, secretsKeys), this.coding);
+    this.etag = this.deploymentEtag.slice(this.deploymentEtag.lastIndexOf('-') + 1, -1);
+    this.notModified = this.ifNoneMatch !== undefined && namesTag(this.ifNoneMatch, this.etag);
+    return this.notModified;
+  }
+}
+
+/**
+ * A tag as an answer sent in `coding` carries it: other bytes, so another strong tag (RFC 9110 §8.8.3.3), of
+ * the same form (its hash made again with the coding).
+ */
+export function inCoding(tag: string, coding: string): string {
+  const dash = tag.lastIndexOf('-');
+  if (coding === 'identity' || dash < 0 || !tag.endsWith('"')) return tag;
+  return `${tag.slice(0, dash)}-${tagHash(`${tag.slice(dash + 1, -1)} ${coding}`)}"`;
 }
 
 /** What of a document's selection moves its answer besides the tenant's data version. */

@@ -12,7 +12,7 @@
 // calling the same step functions (app.ts).
 import type { RequestScope } from '../observability/request-scope.ts';
 import { finishedAnswer, revalidatedAnswer, type Answer, type AnswerHeaders } from './answer.ts';
-import { Revalidation } from './entity-tags.ts';
+import { inCoding, Revalidation } from './entity-tags.ts';
 import { buildFingerprint } from './build-fingerprint.ts';
 import type { GraphQLRequests } from './graphql-requests.ts';
 import type { RequestDigest } from './request-digest.ts';
@@ -50,18 +50,26 @@ export class OperationRunner {
     const { graphql, rest, answerHeaders } = this.#options;
     const revalidation = this.#revalidationOf(door, request);
     const answer = door.door === 'rest' ? await rest.answer(request, scope, revalidation) : await graphql.answer(request, scope, door.mediaType, revalidation);
+    // A REST write's answer carries its deployment's tag (deployment-tag.ts), in the coding the answer is sent in.
+    if (answer && !revalidation && door.door === 'rest' && answer.headers.etag) answer.headers.etag = inCoding(answer.headers.etag, this.#codingOf(request));
     return answer && finishedAnswer(revalidation ? revalidatedAnswer(answer, revalidation) : answer, request, scope, answerHeaders);
+  }
+
+  /** The content coding the answer to `request` will be sent in (`identity`: none). */
+  #codingOf({ headers }: RequestDigest): string {
+    const acceptEncoding = headers.get('accept-encoding');
+    return (acceptEncoding !== null && this.#options.answerHeaders.compression?.encodingFor(acceptEncoding)) || 'identity';
   }
 
   /**
    * For a read (GET, HEAD), what its answer's tag depends on besides the caller and the data: the door, the
    * target, the media type and the content coding it will be sent in (docs/decisions.md#conditional-requests).
    */
-  #revalidationOf(door: Door, { method, url, headers }: RequestDigest): Revalidation | undefined {
+  #revalidationOf(door: Door, request: RequestDigest): Revalidation | undefined {
+    const { method, url, headers } = request;
     if (method !== 'GET' && method !== 'HEAD') return undefined;
-    const acceptEncoding = headers.get('accept-encoding');
-    const coding = (acceptEncoding !== null && this.#options.answerHeaders.compression?.encodingFor(acceptEncoding)) || 'identity';
+    const coding = this.#codingOf(request);
     const ifNoneMatch = headers.get('if-none-match') ?? undefined;
-    return new Revalidation(door.door === 'rest' ? `rest ${url} ${coding}` : `graphql ${url} ${door.mediaType} ${coding}`, ifNoneMatch);
+    return new Revalidation(door.door === 'rest' ? `rest ${url} ${coding}` : `graphql ${url} ${door.mediaType} ${coding}`, ifNoneMatch, coding);
   }
 }

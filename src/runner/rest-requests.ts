@@ -74,7 +74,11 @@ export class RestRequests {
     const operation: RouteOperation<Principal> = {
       caller: () => callerOf(scope, request.headers, steps.services),
       principalOf: (principal) => principal,
-      execute: (route, principal, variables, keyed) => runOperation(steps, scope, principal, this.#operations.get(route)!, variables, { keyed, revalidation }),
+      execute: (route, principal, variables, keyed) => {
+        // One deployment's representation is tagged by the deployment's own version (entity-tags.ts).
+        if (revalidation && route.deploymentRepresentation) revalidation.deploymentId = String(variables.id);
+        return runOperation(steps, scope, principal, this.#operations.get(route)!, variables, { keyed, revalidation });
+      },
     };
     const { method, headers, body } = request;
     const answer = await restAnswer(router, { method, url: fullUrl(request), headers, body }, scope, operation, logFailure, this.#options.idempotentWrites);

@@ -18,7 +18,7 @@ import { beginOperationMetrics } from '../observability/operation-metrics.plugin
 import { inOperationSpan } from '../observability/operation-span.ts';
 import type { RequestScope } from '../observability/request-scope.ts';
 import { NO_SINGLE_TENANT, type Principal } from '../modules/tenancy/authenticate.ts';
-import { tenantDataVersions } from '../modules/tenancy/data-version/tenant-data-version.ts';
+import { deploymentVersion, tenantDataVersions } from '../modules/tenancy/data-version/tenant-data-version.ts';
 import { NOT_MODIFIED } from '../graphql/not-modified.ts';
 import { KEY_ANSWERED, type KeyedWrite } from '../modules/idempotency/keyed-write.ts';
 import type { Revalidation } from './entity-tags.ts';
@@ -123,8 +123,15 @@ async function executeRevalidated(
   steps: OperationSteps, operation: RunnableOperation, context: GraphQLContext, variables: Record<string, unknown> | undefined, revalidation: Revalidation,
 ): Promise<ExecutionResult> {
   const { principal } = context;
-  const versions = await tenantDataVersions(context.em(), principal.tenantId);
-  if (revalidation.tag(principal, operation.document, versions, principal.mayReadSecrets ? context.cipher.fingerprints : [])) return NOT_MODIFIED;
+  const secretsKeys = principal.mayReadSecrets ? context.cipher.fingerprints : [];
+  if (revalidation.deploymentId !== undefined) {
+    // One deployment's representation: its own version, read first as the tenant's would be (none: a 404 follows).
+    const version = await deploymentVersion(context.em(), principal.tenantId, revalidation.deploymentId);
+    if (version !== undefined && revalidation.tagDeployment(principal, version, secretsKeys)) return NOT_MODIFIED;
+  } else {
+    const versions = await tenantDataVersions(context.em(), principal.tenantId);
+    if (revalidation.tag(principal, operation.document, versions, secretsKeys)) return NOT_MODIFIED;
+  }
   const result = await executeCompiled(steps, operation, context, variables);
   if (result.errors?.length) revalidation.etag = undefined;
   return result;

@@ -41,6 +41,8 @@ export interface AppSetup {
   objectStore?: ObjectStore;
   /** Shorter lifetimes or a smaller size limit of source uploads than the service's. */
   sourceArchiveLimits?: Partial<SourceArchiveLimits>;
+  /** Demo mode's key file, which GraphQL's answer to a missing or wrong key names. */
+  demoKeyFile?: string;
 }
 
 export async function startApp(orm: AppOrm, cipher: SecretCipher, apiKeys?: ApiKeyCache, setup: AppSetup = {}): Promise<RunningApp> {
@@ -50,7 +52,7 @@ export async function startApp(orm: AppOrm, cipher: SecretCipher, apiKeys?: ApiK
   const sourceArchives = new SourceArchives(store, setup.sourceArchiveLimits);
   const app = createApp({
     orm, cipher, apiKeys, rateLimiter: setup.rateLimiter, notifications: setup.notifications, decryptedValues: setup.decryptedValues, replicas: setup.replicas, revisionLeaseSeconds: setup.revisionLeaseSeconds,
-    sourceArchives,
+    sourceArchives, demoKeyFile: setup.demoKeyFile,
   }, setup.options);
   const { server } = app;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

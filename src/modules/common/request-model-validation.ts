@@ -12,7 +12,7 @@
 // - bool: booleans, the numbers 0 and 1 (2 is `bool_parsing`, 0.5 or 1e20 `bool_type`), and the words of
 //   parseLaxBool ("yes", "off", …).
 // - UUID: strings in any form the uuid crate reads, given back canonical (lower case, hyphenated).
-// - enum: exactly one of the values; anything else, any type, is `enum`.
+// - Literal / Enum: exactly one of the values; anything else, any type, is `literal_error` / `enum`.
 // - list / dict / model: a JSON array / object, else `list_type` / `dict_type` / `model_attributes_type`.
 //
 // Beyond pydantic, every string (dict keys and the free-form objects' keys and strings included) must be text
@@ -87,6 +87,8 @@ function readType(type: FieldType, input: unknown, loc: BodyPath, errors: Errors
       const parsed = parseUuid(input);
       return 'uuid' in parsed ? parsed.uuid : fail(errors, pydanticError.uuidParsing(loc, input, parsed.error));
     }
+    case 'literal':
+      return typeof input === 'string' && type.values.includes(input) ? input : fail(errors, pydanticError.literalError(loc, input, type.values));
     case 'enum':
       return typeof input === 'string' && type.values.includes(input) ? input : fail(errors, pydanticError.enumError(loc, input, type.values));
     case 'list': {

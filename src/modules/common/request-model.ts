@@ -7,7 +7,10 @@ export type FieldType =
   | { readonly kind: 'int' | 'float'; readonly ge?: number; readonly le?: number }
   | { readonly kind: 'bool' }
   | { readonly kind: 'uuid' }
-  | { readonly kind: 'enum'; readonly values: readonly string[] }
+  /** `Literal['a', 'b']`: written inline in the schema; a wrong value is `literal_error`. */
+  | { readonly kind: 'literal'; readonly values: readonly string[] }
+  /** A Python `Enum` class: its own component (`$ref`); a wrong value is `enum`. */
+  | { readonly kind: 'enum'; readonly name: string; readonly values: readonly string[] }
   | { readonly kind: 'list'; readonly items: FieldType }
   /** `dict[str, T]`; `'any'` is a free-form object (`dict[str, Any]`). */
   | { readonly kind: 'dict'; readonly values: FieldType | 'any' }
@@ -40,7 +43,13 @@ export const bool = { kind: 'bool' } as const;
 export const uuid = { kind: 'uuid' } as const;
 export const freeForm = { kind: 'dict', values: 'any' } as const;
 export const ranged = <const Kind extends 'int' | 'float'>(kind: Kind, ge: number, le: number) => ({ kind, ge, le });
-export const oneOf = <const Values extends readonly string[]>(values: Values) => ({ kind: 'enum' as const, values });
+/**
+ * One of fixed strings, as pydantic's `Literal[...]`: inline in the document, `literal_error` when wrong. The
+ * original declares its request models' value sets so (`source`, `deployment_type`, `revision_source`).
+ */
+export const oneOf = <const Values extends readonly string[]>(values: Values) => ({ kind: 'literal' as const, values });
+/** One of an `Enum` class's values: a component of its own (`name`), `enum` when wrong. */
+export const enumOf = <const Values extends readonly string[]>(name: string, values: Values) => ({ kind: 'enum' as const, name, values });
 export const listOf = <const Items extends FieldType>(items: Items) => ({ kind: 'list' as const, items });
 export const dictOf = <const Values extends FieldType>(values: Values) => ({ kind: 'dict' as const, values });
 export const nested = <const Model extends RequestModel>(model: Model) => ({ kind: 'model' as const, model });
@@ -66,7 +75,7 @@ type ValueOf<Type> =
   Type extends { kind: 'string' | 'uuid' } ? string
     : Type extends { kind: 'int' | 'float' } ? number
       : Type extends { kind: 'bool' } ? boolean
-        : Type extends { kind: 'enum'; values: readonly (infer Value)[] } ? Value
+        : Type extends { kind: 'literal' | 'enum'; values: readonly (infer Value)[] } ? Value
           : Type extends { kind: 'list'; items: infer Items } ? Array<ValueOf<Items>>
             : Type extends { kind: 'dict'; values: 'any' } ? Record<string, unknown>
               : Type extends { kind: 'dict'; values: infer Values } ? Record<string, ValueOf<Values>>
@@ -87,6 +96,8 @@ function titleOf(name: string): string {
   return name.replace(/\p{L}+/gu, (word) => word[0]!.toUpperCase() + word.slice(1).toLowerCase()).replaceAll('_', ' ');
 }
 
+const enumRef = (name: string) => `#/components/schemas/${name}`;
+
 function typeSchema(type: FieldType, ref: (model: RequestModel) => string): JsonSchema {
   switch (type.kind) {
     case 'string': return { type: 'string' };
@@ -95,7 +106,8 @@ function typeSchema(type: FieldType, ref: (model: RequestModel) => string): Json
       return { type: type.kind === 'int' ? 'integer' : 'number', ...(type.ge !== undefined && { minimum: type.ge }), ...(type.le !== undefined && { maximum: type.le }) };
     case 'bool': return { type: 'boolean' };
     case 'uuid': return { type: 'string', format: 'uuid' };
-    case 'enum': return { type: 'string', enum: [...type.values] };
+    case 'literal': return { enum: [...type.values], type: 'string' };
+    case 'enum': return { $ref: enumRef(type.name) };
     case 'list': return { type: 'array', items: typeSchema(type.items, ref) };
     case 'dict': return { type: 'object', additionalProperties: type.values === 'any' ? true : typeSchema(type.values, ref) };
     case 'model': return { $ref: ref(type.model) };
@@ -104,15 +116,15 @@ function typeSchema(type: FieldType, ref: (model: RequestModel) => string): Json
 
 /**
  * The JSON Schema (OpenAPI 3.1) of a model, as pydantic v2 writes it: `anyOf [T, null]` for nullable fields,
- * `required`, `minimum`/`maximum`, `enum` (inline here; pydantic would make each enum a component), a title
- * per field but models and enums. Nested models are `$ref`s; no `default` is written, as in the original.
+ * `required`, `minimum`/`maximum`, a Literal's `enum` inline, a title per field but models and Enum classes.
+ * Nested models and Enum classes are `$ref`s; no `default` is written, as in the original.
  */
 export function jsonSchemaOf(model: RequestModel, ref = (nested: RequestModel) => `#/components/schemas/${nested.name}`): JsonSchema {
   const properties = Object.fromEntries(Object.entries(model.fields).map(([name, field]) => {
     const schema = typeSchema(field.type, ref);
     return [name, {
       ...(field.nullable ? { anyOf: [schema, { type: 'null' }] } : schema),
-      // pydantic refers to models and enums (own components there), and a reference gets no title.
+      // pydantic refers to models and Enum classes (own components), and a reference gets no title.
       ...(field.type.kind !== 'model' && field.type.kind !== 'enum' && { title: titleOf(name) }),
       ...(field.description !== undefined && { description: field.description }),
     }];
@@ -127,11 +139,13 @@ export function jsonSchemaOf(model: RequestModel, ref = (nested: RequestModel) =
   };
 }
 
-/** The schemas of the given models and of every model they contain, by component name. */
+/** The schemas of the given models and of every model and Enum class they contain, by component name. */
 export function componentSchemasOf(models: readonly RequestModel[]): Record<string, JsonSchema> {
   const found = new Map<string, RequestModel>();
+  const enums = new Map<string, JsonSchema>();
   const visit = (type: FieldType): void => {
-    if (type.kind === 'list') visit(type.items);
+    if (type.kind === 'enum') enums.set(type.name, { enum: [...type.values], title: type.name, type: 'string' });
+    else if (type.kind === 'list') visit(type.items);
     else if (type.kind === 'dict' && type.values !== 'any') visit(type.values);
     else if (type.kind === 'model') collect(type.model);
   };
@@ -141,5 +155,5 @@ export function componentSchemasOf(models: readonly RequestModel[]): Record<stri
     for (const field of Object.values(model.fields)) visit(field.type);
   };
   models.forEach(collect);
-  return Object.fromEntries([...found].map(([name, model]) => [name, jsonSchemaOf(model)]));
+  return { ...Object.fromEntries([...found].map(([name, model]) => [name, jsonSchemaOf(model)])), ...Object.fromEntries(enums) };
 }

@@ -73,11 +73,17 @@ export async function updateDeployment(scope: WriteScope, id: string, request: P
     if (problems.length > 0) throw new InvalidValues(problems);
     const now = new Date();
     const config = request.source_config ?? {};
-    Object.assign(deployment.sourceConfig, sourceConfigChanges(config));
+    const revision = request.source_revision_config ?? {};
+    const builds = REVISION_KEYS.some((key) => revision[key] != null) || request.secrets != null || config.resource_spec != null;
+    const settings = sourceConfigChanges(config);
+    // A PATCH that changes nothing (`{}`, values equal to the stored ones) writes nothing: the same version and
+    // ETag, no update event (docs/decisions.md#the-originals-open-points, 9).
+    const stored = deployment.sourceConfig as unknown as Record<string, unknown>;
+    if (!builds && request.secret_references == null && Object.entries(settings).every(([key, value]) => stored[key] === value)) return id;
+    Object.assign(deployment.sourceConfig, settings);
     if (config.resource_spec != null) deployment.resourceSpec = resourceSpecEntity(config.resource_spec) as never;
     await replaceSecrets(tx, scope, deployment, true, request.secrets ?? undefined, request.secret_references ?? undefined);
-    const revision = request.source_revision_config ?? {};
-    if (REVISION_KEYS.some((key) => revision[key] != null) || request.secrets != null || config.resource_spec != null) {
+    if (builds) {
       const merged = mergedRevisionConfig(deployment, revision, request.revision_source ?? deployment.source);
       deployment.sourceRevisionConfig = merged as never;
       const revisionId = await addRevision(tx, scope, deployment, request.revision_source ?? deployment.source, merged, now);

@@ -1,9 +1,10 @@
 // The request bodies of the data planes' REST routes (ours: docs/rest.md#data-planes) and of the CLI's
 // build_logs call, declared as the rest of the REST door's bodies are (common/request-model.ts): validated
-// before the mutation runs, every problem at once, and published as OpenAPI components.
+// before the mutation runs, every problem at once, and published as OpenAPI components. The statuses are the
+// original's Enum classes (components of their own, `enum` when wrong); `phase` and `order` are Literals.
 import { pydanticError } from '../../common/pydantic-errors.ts';
 import {
-  componentSchemasOf, listOf, model, nested, oneOf, optional, ranged, required, string, uuid, type ModelValue, type RequestModel,
+  componentSchemasOf, enumOf, listOf, model, nested, oneOf, optional, ranged, required, string, uuid, type ModelValue, type RequestModel,
 } from '../../common/request-model.ts';
 import { valueError, type ValueProblem } from '../../deployments/writes/write-problems.ts';
 import { validateModel } from '../../common/request-model-validation.ts';
@@ -18,7 +19,7 @@ export const ClaimRequest = model('ClaimRequest', {
 
 export const RevisionStatusReport = model('RevisionStatusReport', {
   lease_id: required(uuid, 'The lease of the claim.'),
-  status: required(oneOf(REVISION_STATUSES), 'The new status; the current one again renews the lease and changes nothing else.'),
+  status: required(enumOf('RevisionStatus', REVISION_STATUSES), 'The new status; the current one again renews the lease and changes nothing else.'),
   message: optional(string, 'What to say with it (a failure\'s reason).'),
 }, { description: 'A revision\'s new status, from the data plane holding its lease.' });
 
@@ -36,7 +37,7 @@ export const LogAppend = model('LogAppend', {
 }, { description: 'Log lines of a revision: lines sent again (a retry) are stored once.' });
 
 export const DeploymentStatusReport = model('DeploymentStatusReport', {
-  status: optional(oneOf(DEPLOYMENT_STATUSES), 'Its status.'),
+  status: optional(enumOf('DeploymentStatus', DEPLOYMENT_STATUSES), 'Its status.'),
   custom_url: optional(string, 'Where it answers; null clears it.'),
   image_version: optional(string, 'The image version it runs; null clears it.'),
 }, { description: 'What the data plane running a deployment sees of it; only the keys sent change.' });

@@ -16,3 +16,14 @@ export async function tenantDataVersions(em: EntityManager, tenantId: string): P
   const row = await em.getConnection('read').execute<TenantDataVersions>(VERSIONS_OF_TENANT, [tenantId], 'get');
   return (row as TenantDataVersions | undefined) ?? { data: '0', logs: '0' };
 }
+
+const VERSION_OF_DEPLOYMENT = 'select version from deployment where tenant_id = ? and id = ?';
+
+/**
+ * One deployment's version (bumped on every change of its row), on the database the request reads: what its
+ * representation's tag is made of (deployments/deployment-tag.ts). Undefined for one the tenant does not have.
+ */
+export async function deploymentVersion(em: EntityManager, tenantId: string, deploymentId: string): Promise<number | undefined> {
+  const row = await em.getConnection('read').execute<{ version: number }>(VERSION_OF_DEPLOYMENT, [tenantId, deploymentId.toLowerCase()], 'get');
+  return (row as { version: number } | undefined)?.version;
+}
