@@ -81,11 +81,13 @@ export class KeyedWrite<A> {
     await store.purgeNowAndThen(primary);
     for (let attempt = 1; ; attempt++) {
       const afterCommit: OperationTransaction['afterCommit'] = [];
+      // Said only once the transaction has committed: a failed commit keeps nothing, and answers nothing of it.
+      let outcome: KeyedOutcome<A> | undefined;
       try {
         const ran = await primary.transactional(async (tx) => {
           const state = await store.lock(tx, this.#request);
           if (state.kind !== 'free') {
-            this.outcome = state;
+            outcome = state;
             return KEY_ANSWERED;
           }
           const result = await execute({ em: tx, afterCommit });
@@ -93,9 +95,10 @@ export class KeyedWrite<A> {
           const stored = this.#maker.stored(answer);
           if (stored === undefined) throw new NotKept(answer, result);
           await store.record(tx, this.#request, stored);
-          this.outcome = { kind: 'ran', answer };
+          outcome = { kind: 'ran', answer };
           return result;
         });
+        this.outcome = outcome;
         for (const committed of afterCommit) await committed();
         return ran;
       } catch (error) {
