@@ -18,6 +18,8 @@ export interface ScenarioResult {
   /** A planned scenario's other requests (the writes before its reads), whose latencies p50Ms and p99Ms leave out. */
   otherP50Ms?: number;
   otherP99Ms?: number;
+  /** Each round's req/s and CPU per request, in the order run: two scenarios compared round by round, side by side. */
+  rounds?: { requestsPerSecond: number; cpuMsPerRequest: number }[];
 }
 
 /** `cpuMsPerRequest`: the service's CPU (primary and workers) per request. */

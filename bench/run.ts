@@ -158,6 +158,7 @@ try {
       cpuMsPerRequest: median(runs.map((r) => r.cpuMsPerRequest)),
       ceiling: scenario.ceiling, ofCeiling: rps / rpsOf(scenario.ceiling),
       ...(runs[0]!.otherP50 !== undefined && { otherP50Ms: median(runs.map((r) => r.otherP50!)), otherP99Ms: median(runs.map((r) => r.otherP99!)) }),
+      rounds: runs.map((r) => ({ requestsPerSecond: r.requestsPerSecond, cpuMsPerRequest: r.cpuMsPerRequest })),
     };
   });
 

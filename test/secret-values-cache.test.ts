@@ -9,6 +9,7 @@ import { rotateSecrets } from '../src/modules/secrets/key-rotation.ts';
 import { DecryptedValuesCache } from '../src/modules/secrets/decrypted-values-cache.ts';
 import { ROTATION_CHANNEL } from '../src/modules/secrets/rotation-notice.ts';
 import { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
+import { keyFingerprint } from '../src/modules/secrets/key-fingerprint.ts';
 import { REVOCATION_CHANNEL } from '../src/modules/tenancy/api-key-revocations.ts';
 import { issueApiKey, revokeApiKey } from '../src/modules/tenancy/api-key.service.ts';
 import { MASKED_SECRET } from '../src/rest/deployments.route.ts';
@@ -172,6 +173,79 @@ describe('secret values kept decrypted', () => {
       const sealed = new SecretCipher(oldKey).seal(valueOf(ACME, 1, 0), { deploymentId: onto.id, name: 'S0' });
       await db.query(`update secret set value_ciphertext = $1, key_fingerprint = $2 where deployment_id = $3 and name = 'S0'`,
         [sealed.valueCiphertext, sealed.keyFingerprint, onto.id]);
+    }
+    await expectOwnValues(keys.acme, ACME);
+  });
+
+  it('answer only the row they were made from: not one differing in tenant, deployment, name, key fingerprint or a byte', () => {
+    const kept = new DecryptedValuesCache({ maxEntries: 10, maxBytes: 1024 * 1024 });
+    kept.listenTo(notifications);
+    try {
+      expect(kept.active).toBe(true);
+      const sealed = cipher.seal('kept value', { deploymentId: acme[0]!.id, name: 'S0' });
+      const row = { deployment_id: acme[0]!.id, name: 'S0', value_ciphertext: sealed.valueCiphertext.toString('base64'), key_fingerprint: sealed.keyFingerprint };
+      kept.set(ACME, row, 'kept value', kept.generation, 0);
+      expect(kept.get(ACME, { ...row }, 1)).toBe('kept value');
+      const flipped = Buffer.from(sealed.valueCiphertext);
+      flipped[flipped.length - 1]! ^= 1;
+      const others: [string, string, typeof row][] = [
+        ['another tenant', GLOBEX, row],
+        ['another deployment', ACME, { ...row, deployment_id: acme[1]!.id }],
+        ['another name', ACME, { ...row, name: 'S1' }],
+        ['another key fingerprint', ACME, { ...row, key_fingerprint: keyFingerprint(oldKey) }],
+        ['no key fingerprint', ACME, { ...row, key_fingerprint: null as unknown as string }],
+        ['a byte of the ciphertext', ACME, { ...row, value_ciphertext: flipped.toString('base64') }],
+      ];
+      for (const [what, tenant, other] of others) expect(kept.get(tenant, other, 1), what).toBeUndefined();
+      // Still there for its own row; gone once stale.
+      expect(kept.get(ACME, row, 1)).toBe('kept value');
+      expect(kept.get(ACME, row, kept.limits.ttlMs)).toBeUndefined();
+      expect(kept.size.entries).toBe(0);
+    } finally {
+      kept.stop();
+    }
+  });
+
+  it('do not answer a row whose recorded key fingerprint changed: it is SECRET_UNREADABLE, the rest served', async () => {
+    // The rows were written under the old key; the cipher reads the new one too, which does not open them.
+    const target = acme[4]!;
+    await expectOwnValues(keys.acme, ACME);
+    await db.query(`update secret set key_fingerprint = $1 where deployment_id = $2 and name = 'S1'`, [keyFingerprint(newKey), target.id]);
+    try {
+      const { body } = await app.graphql('{ deployments(limit: 100) { resources { uuid secrets { name value } } } }', { 'x-api-key': keys.acme });
+      const resources = body.data.deployments.resources as { uuid: string; secrets: Secrets }[];
+      const index = resources.findIndex((d) => d.uuid === target.id);
+      const secrets = expected(ACME, 4);
+      expect(resources[index]!.secrets).toEqual([secrets[0], { name: 'S1', value: null }, ...secrets.slice(2)]);
+      expect(body.errors.map((e: { path: unknown; extensions: unknown }) => [e.path, e.extensions]))
+        .toEqual([[['deployments', 'resources', index, 'secrets', 1, 'value'], { code: 'SECRET_UNREADABLE' }]]);
+    } finally {
+      await db.query(`update secret set key_fingerprint = $1 where deployment_id = $2 and name = 'S1'`, [keyFingerprint(oldKey), target.id]);
+    }
+    await expectOwnValues(keys.acme, ACME);
+  });
+
+  it('serve long values (their ciphertext\'s base64 over several lines) as written, deciphered and then kept', async () => {
+    const target = acme[5]!;
+    const long = (s: number) => `${'long é€ 🔑 value '.repeat(12 + s)}${s}`;
+    const secrets = expected(ACME, 5).map((secret, s) => ({ ...secret, value: long(s) }));
+    const update = (values: Secrets) => app.graphql('mutation($input: UpdateDeploymentInput!) { updateDeployment(input: $input) { __typename } }',
+      { 'x-api-key': keys.writer }, { input: { id: target.id, secrets: values } });
+    expect((await update(secrets)).body.data.updateDeployment.__typename).toBe('UpdateDeploymentPayload');
+    try {
+      const [row] = await db.query<{ lines: number }>(`select max(array_length(string_to_array(encode(value_ciphertext, 'base64'), E'\n'), 1)) as lines
+                                                              from secret where deployment_id = $1`, [target.id]);
+      expect(row!.lines).toBeGreaterThan(2);
+      const first = await cacheMetrics();
+      expect((await restPage(keys.acme)).get('kept-5')).toEqual(secrets);
+      const deciphered = await cacheMetrics();
+      expect(deciphered.misses - first.misses).toBeGreaterThanOrEqual(SECRETS_EACH);
+      expect((await restPage(keys.acme)).get('kept-5')).toEqual(secrets);
+      const kept = await cacheMetrics();
+      expect(kept.misses).toBe(deciphered.misses);
+      expect(kept.hits - deciphered.hits).toBeGreaterThanOrEqual(DEPLOYMENTS * SECRETS_EACH);
+    } finally {
+      await update(expected(ACME, 5));
     }
     await expectOwnValues(keys.acme, ACME);
   });

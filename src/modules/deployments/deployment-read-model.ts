@@ -44,8 +44,8 @@ export interface DeploymentReadModel {
 export interface SecretReadModel {
   deployment_id: string;
   name: string;
-  /** Read only for keys that may see secret values. */
-  value_ciphertext?: Buffer;
+  /** Read only for keys that may see secret values: the stored bytes as base64 text (secret-listing.ts). */
+  value_ciphertext?: string;
   /** The key that wrote it (null: before fingerprints were recorded); read with the ciphertext. */
   key_fingerprint?: string | null;
   /** The value decrypted with its page's (secret-values.ts), or why it cannot be; absent: not decrypted. */

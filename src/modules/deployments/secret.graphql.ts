@@ -16,9 +16,9 @@ export const SecretRef = builder.objectRef<SecretReadModel>('Secret').implement(
       // Decrypted only when selected and allowed: a key without the scope never causes a decryption. A page's
       // values arrive decrypted with their rows (secret-values.ts); a row read otherwise is decrypted here.
       resolve: (secret, _args, ctx) => {
-        if (!ctx.principal.mayReadSecrets || !secret.value_ciphertext) return null;
+        if (!ctx.principal.mayReadSecrets || secret.value_ciphertext == null) return null;
         const revealed = secret.revealed
-          ?? ctx.cipher.decryptOrError({ stored: secret.value_ciphertext, slot: { deploymentId: secret.deployment_id, name: secret.name }, keyFingerprint: secret.key_fingerprint ?? null });
+          ?? ctx.cipher.decryptOrError({ stored: Buffer.from(secret.value_ciphertext, 'base64'), slot: { deploymentId: secret.deployment_id, name: secret.name }, keyFingerprint: secret.key_fingerprint ?? null });
         if (typeof revealed === 'string') return revealed;
         ctx.reportUnreadableSecret(revealed);
         throw secretUnreadable(revealed);
