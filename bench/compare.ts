@@ -5,7 +5,8 @@
 // On a shared machine req/s follows the machine's minute more than the build; CPU per request much less, so it
 // is what this compares. The other build runs from a git worktree (removed afterwards) with this checkout's
 // node_modules, on the database as this checkout migrates it: a build whose dependencies or migrations differ is
-// not compared faithfully.
+// not compared faithfully. The write scenarios (bench/write-scenarios.ts, `--only REST create,PATCH,GraphQL create,
+// GraphQL update`) write in the write tenant as npm run bench's do (bench/write-tenant.ts), emptied afterwards.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,6 +21,8 @@ import { benchIds } from './dataset.ts';
 import { issueBenchKeys, PRODUCTION_SERVICE_ENV } from './harness.ts';
 import { scenarios } from './scenarios.ts';
 import { load, median, startProcess, stopProcess, type LoadSample } from './service-load.ts';
+import { writeScenarios } from './write-scenarios.ts';
+import { finishWrites, prepareWritesFor } from './write-tenant.ts';
 
 const DEFAULT_SCENARIOS = '__typename,light page (20,REST page of 100 (full';
 
@@ -42,7 +45,8 @@ const git = (...args: string[]) => execFileSync('git', args, { cwd: PROJECT_ROOT
 const commit = git('rev-parse', '--short', `${ref}^{commit}`);
 const here = `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? ' + uncommitted changes' : ''}`;
 
-const chosen = scenarios(benchIds()).filter((s) => s.target === 'service' && options.only.split(',').some((part) => s.name.includes(part)));
+const patchPool: string[] = [];
+const chosen = [...scenarios(benchIds()), ...writeScenarios(patchPool)].filter((s) => s.target === 'service' && options.only.split(',').some((part) => s.name.includes(part)));
 if (chosen.length === 0) throw new Error(`no service scenario's name contains any of: ${options.only}`);
 
 Object.assign(process.env, benchEnvironment());
@@ -61,6 +65,7 @@ const serviceEnv = {
 };
 try {
   const keys = await issueBenchKeys(database, 'bench-compare');
+  await prepareWritesFor(chosen, database, config, keys, patchPool);
   for (let round = 0; round < rounds; round++) {
     for (const build of round % 2 ? [...builds].reverse() : builds) {
       const service = await startProcess(['src/main.ts'], serviceEnv, /GraphQL ready at (http:\/\/\S+)\/graphql/, build.root);
@@ -91,5 +96,6 @@ try {
   }
 } finally {
   git('worktree', 'remove', '--force', worktree);
+  await finishWrites(database.orm.em, patchPool);
   await database.close();
 }
