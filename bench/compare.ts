@@ -63,6 +63,9 @@ const serviceEnv = {
   ...process.env, ...PRODUCTION_SERVICE_ENV, WORKERS: '1', DATABASE_URL: database.clientUrl, MIGRATE_ON_START: 'false',
   SECRETS_KEY: config.secretsKey?.toString('base64') ?? fs.readFileSync(secretsKeyFile(config), 'utf8').trim(),
 };
+// The machine's load (1, 5, 15 minutes) before and after: on a shared machine, what else ran meanwhile.
+const loadAverage = () => { try { return fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '); } catch { return 'unknown'; } };
+const loadBefore = loadAverage();
 try {
   const keys = await issueBenchKeys(database, 'bench-compare');
   await prepareWritesFor(chosen, database, config, keys, patchPool);
@@ -84,15 +87,20 @@ try {
   }
   process.stdout.write('\n');
   const µs = (runs: LoadSample[]) => runs.map((run) => Math.round(run.cpuMsPerRequest * 1000));
-  const rps = (runs: LoadSample[]) => Math.round(median(runs.map((run) => run.requestsPerSecond)));
-  console.log(`\nService CPU per request (µs, each round, then the median) and req/s (median); ${rounds} rounds × ${duration} s, ${connections} connections\n`);
-  console.log(`| Scenario | ${commit}: CPU µs/req | ${here}: CPU µs/req | change | req/s, ${commit} → ${here} |`);
-  console.log('|---|---:|---:|---:|---:|');
+  const perSecond = (runs: LoadSample[]) => runs.map((run) => Math.round(run.requestsPerSecond));
+  const percent = (ratio: number) => `${ratio >= 0 ? '+' : ''}${(ratio * 100).toFixed(1)}%`;
+  const rounded = (xs: number[]) => `${xs.join(', ')} (${median(xs)})`;
+  // Each round ran the two builds one after the other: the change within each round, its median and its range.
+  const paired = (before: number[], after: number[]) => {
+    const changes = after.map((b, i) => b / before[i]! - 1);
+    return `${percent(median(changes))} (${percent(Math.min(...changes))} to ${percent(Math.max(...changes))})`;
+  };
+  console.log(`\nService CPU per request (µs) and req/s, each round, then the median; ${rounds} rounds × ${duration} s, ${connections} connections; load average ${loadBefore} before, ${loadAverage()} after\n`);
+  console.log(`| Scenario | ${commit}: CPU µs/req | ${here}: CPU µs/req | CPU change, paired: median (range) | ${commit}: req/s | ${here}: req/s | req/s change, paired |`);
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
   for (const scenario of chosen) {
     const [before, after] = builds.map((build) => samples.get(build.name)!.get(scenario.name)!);
-    const [a, b] = [median(µs(before!)), median(µs(after!))];
-    const change = `${b >= a ? '+' : ''}${(((b - a) / a) * 100).toFixed(1)}%`;
-    console.log(`| ${scenario.name} | ${µs(before!).join(', ')} (${a}) | ${µs(after!).join(', ')} (${b}) | ${change} | ${rps(before!)} → ${rps(after!)} |`);
+    console.log(`| ${scenario.name} | ${rounded(µs(before!))} | ${rounded(µs(after!))} | ${paired(µs(before!), µs(after!))} | ${rounded(perSecond(before!))} | ${rounded(perSecond(after!))} | ${paired(perSecond(before!), perSecond(after!))} |`);
   }
 } finally {
   git('worktree', 'remove', '--force', worktree);
