@@ -31,7 +31,7 @@ import { conditionalScenarios, issueChangedPageKey } from './conditional-scenari
 import { writeScenarios } from './write-scenarios.ts';
 import { formatLifecycleTables, measureLifecycle, type LifecycleResult } from './lifecycle.ts';
 import { formatUploadTable, measureUpload, type UploadResult } from './upload.ts';
-import { emptyWriteTenant, prepareWriteTenant, WRITES_TENANT } from './write-tenant.ts';
+import { finishWrites, prepareWritesFor, WRITES_TENANT } from './write-tenant.ts';
 import { countStatements, type RequestCost } from './statement-count.ts';
 import { rawRequest } from '../test/support/raw-http.ts';
 import { formatConditionalTable, formatScalingTable, formatTable, formatWorkersTable, type ScalingResult, type ScenarioResult, type WorkersResult } from './report.ts';
@@ -86,11 +86,7 @@ let costs: Map<string, RequestCost>;
   const database = await openDatabase(config, { entities, migrate: true, whenRunning: 'join' });
   try {
     keys = await issueBenchKeys(database, 'bench');
-    if (list.some((s) => s.writes)) {
-      const writeTenant = await prepareWriteTenant(database.orm.em, await openSecretsKeys(config, database.orm.em.getConnection()));
-      patchPool.push(...writeTenant.pool);
-      keys.writer = writeTenant.key;
-    }
+    await prepareWritesFor(list, database, config, keys, patchPool);
     if (list.some((s) => s.changesPage)) keys.pageWriter = await issueChangedPageKey(database.orm.em);
     costs = await countStatements(database.clientUrl, config, keys, list.filter((s) => s.target === 'service'));
   } finally {
@@ -257,7 +253,7 @@ try {
   }
   service.child.kill('SIGTERM');
   await new Promise((resolve) => service.child.once('exit', resolve));
-  if (patchPool.length) console.log(`Removed the ${await emptyWriteTenant(joined.orm.em, { vacuum: true })} deployments of the write tenant; vacuumed`);
+  await finishWrites(joined.orm.em, patchPool);
   // The changed page's writes updated rows of the tables the reads measure (in another tenant): no dead rows left.
   if (keys.pageWriter) await joined.orm.em.getConnection().execute('vacuum deployment, secret, revision');
   await joined.close();

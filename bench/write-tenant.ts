@@ -3,12 +3,17 @@
 // stopped half-way) and given a key that may write and the PATCH scenarios' pool; after them it is emptied again
 // and the tables it wrote to are vacuumed, so that the next run's reads find no dead rows of ours either.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../src/config.ts';
+import type { Database } from '../src/db/database.ts';
 import { scopeToTenant } from '../src/modules/common/tenant-scope.ts';
 import { createDeployment } from '../src/modules/deployments/writes/deployment-writer.ts';
 import { validateCreateRequest } from '../src/modules/deployments/writes/validate-write-request.ts';
 import type { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
+import { openSecretsKeys } from '../src/modules/secrets/secrets-key.ts';
 import { issueApiKey } from '../src/modules/tenancy/api-key.service.ts';
 import { BENCH_TENANTS, tenantId } from './dataset.ts';
+import type { BenchKeys } from './harness.ts';
+import type { Scenario } from './scenarios.ts';
 import { createBody, PATCH_POOL_SIZE } from './write-scenarios.ts';
 
 /** The tenant after the dataset's last (bench/dataset.ts numbers them 0 to BENCH_TENANTS - 1). */
@@ -38,6 +43,22 @@ export async function prepareWriteTenant(em: EntityManager, cipher: SecretCipher
     pool.push(await createDeployment(scope, request.value));
   }
   return { key, pool };
+}
+
+/**
+ * What the write scenarios among `scenarios` need, if there are any (npm run bench and bench:compare): the write
+ * tenant prepared, its key given to `keys` and its deployments to `pool` (the array writeScenarios was given).
+ */
+export async function prepareWritesFor(scenarios: readonly Scenario[], database: Database, config: Config, keys: BenchKeys, pool: string[]): Promise<void> {
+  if (!scenarios.some((s) => s.writes)) return;
+  const writeTenant = await prepareWriteTenant(database.orm.em, await openSecretsKeys(config, database.orm.em.getConnection()));
+  pool.push(...writeTenant.pool);
+  keys.writer = writeTenant.key;
+}
+
+/** After the write scenarios, once no write is in flight (if prepareWritesFor filled `pool`): the tenant emptied and vacuumed. */
+export async function finishWrites(em: EntityManager, pool: readonly string[]): Promise<void> {
+  if (pool.length) console.log(`Removed the ${await emptyWriteTenant(em, { vacuum: true })} deployments of the write tenant; vacuumed`);
 }
 
 /**
