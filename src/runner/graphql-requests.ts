@@ -152,8 +152,8 @@ export interface GraphQLRequestsOptions {
   graphqlEndpoint: string;
   trustedDocuments: TrustedDocuments;
   fetchAPI: Parameters<typeof graphqlAnswer>[2];
-  /** Mutations sent with an Idempotency-Key run as keyed writes; none: the header is refused. */
-  idempotentWrites?: IdempotentWrites;
+  /** Where a mutation sent with an Idempotency-Key runs as a keyed write (graphql-idempotency.ts). */
+  idempotentWrites: IdempotentWrites;
 }
 
 export class GraphQLRequests {
@@ -206,7 +206,7 @@ export class GraphQLRequests {
     // For the access log, as the trusted-documents plugin notes it once the request is authenticated.
     if (documentId !== undefined) scope.documentId = documentId;
     const header = request.headers.get(IDEMPOTENCY_KEY);
-    if (header !== null && operation.operation.operation === 'mutation' && this.#options.idempotentWrites) {
+    if (header !== null && operation.operation.operation === 'mutation') {
       const keyed = keyedMutation(this.#options.idempotentWrites, { header, method: request.method, url: request.url, body: request.body, principal, mediaType }, answer);
       if (!('run' in keyed)) return keyed;
       const result = await runOperation(steps, scope, principal, operation, params.variables, { keyed });
