@@ -40,9 +40,10 @@ export async function createDeployment(scope: WriteScope, request: CreateRequest
   const problems = createProblems(request);
   if (problems.length > 0) throw new InvalidValues(problems);
   return inTransaction(scope, async (tx) => {
-    // Concurrent creates of one name queue here, so exactly one finds the name free (imports are not held back).
-    await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`deployment-name/${scope.tenantId}/${request.name}`]);
-    if (await tx.count(DeploymentSchema, { tenant: scope.tenantId, name: request.name }) > 0) throw new DeploymentNameTaken(request.name);
+    // The name's lock, then the check, in one statement: concurrent creates of one name queue on the lock, so
+    // exactly one finds the name free (the function: migrations/Migration20261128020500_deployment_name_check.ts).
+    const [{ taken }] = await tx.execute<[{ taken: boolean }]>('select deployment_name_taken(?, ?) as taken', [scope.tenantId, request.name]);
+    if (taken) throw new DeploymentNameTaken(request.name);
     await checkIntegration(tx, request.source_config.integration_id);
     const now = new Date();
     const id = randomUUID();
