@@ -232,7 +232,8 @@ describe('REST properties', () => {
         { arbitrary: fc.tuple(uuidSegment, fc.nat()).map(([id, i]) => [...id].map((c, j) => (j === i % id.length ? `%${c.charCodeAt(0).toString(16).padStart(2, '0')}` : encodeURIComponent(c))).join('')), weight: 2 },
         { arbitrary: uuid().map(encodeURIComponent), weight: 2 },
         { arbitrary: garbage().map((r) => r.raw), weight: 3 },
-      ).filter((s) => s.length > 0 && !/^(\.|%2e){1,2}$/i.test(s) && s.length < 12_000);
+      // Two segments of a path stay under node's 16 KiB limit on a request's line and headers (beyond it: 431).
+      ).filter((s) => s.length > 0 && !/^(\.|%2e){1,2}$/i.test(s) && s.length < 7_500);
     };
     const codehostSegment = () => fc.oneof(fc.constantFrom('github', 'gitlab', 'GitHub', 'bitbucket', 'managed', 'forge', 'git%68ub', 'c%6fdehost'), segment());
 
