@@ -157,12 +157,7 @@ function parseOrigins(env: Env, name: string): string[] {
 function parseRedisUrl(env: Env, name: string): string | undefined {
   const raw = read(env, name);
   if (raw === undefined) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = undefined;
-  }
+  const url = URL.parse(raw);
   if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) throw new ConfigError(name, 'must be a URL such as redis://127.0.0.1:6379');
   return raw;
 }
@@ -198,10 +193,7 @@ function parseReplicaUrls(env: Env, name: string, databaseUrl: string | undefine
 function parseTracing(env: Env): Config['tracing'] {
   const endpoint = read(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
   if (endpoint === undefined || parseBoolean(env, 'OTEL_SDK_DISABLED', false)) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(endpoint);
-  } catch { /* reported below */ }
+  const url = URL.parse(endpoint);
   if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
     throw new ConfigError('OTEL_EXPORTER_OTLP_ENDPOINT', `must be an http:// or https:// URL of an OTLP/HTTP collector, e.g. http://collector:4318 (got "${endpoint}")`);
   }
@@ -212,10 +204,7 @@ function parseTracing(env: Env): Config['tracing'] {
 function parseOrigin(env: Env, name: string): string | undefined {
   const raw = read(env, name);
   if (raw === undefined) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(raw);
-  } catch { /* reported below */ }
+  const url = URL.parse(raw);
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== raw.replace(/\/$/, '')) {
     throw new ConfigError(name, `must be an http:// or https:// origin without a path, e.g. https://deploy.example.com (got "${raw}")`);
   }
