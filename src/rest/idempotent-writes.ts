@@ -2,16 +2,14 @@
 // write that runs the route's operation in the key's transaction (modules/idempotency/keyed-write.ts), and the
 // legacy answers to what the key's record says instead.
 import { fingerprintOf, parseIdempotencyKey } from '../modules/idempotency/idempotency-key.ts';
-import { KeyedWrite, type AnswerMaker, type IdempotentWrites, type KeyedOutcome } from '../modules/idempotency/keyed-write.ts';
+import { KEY_IN_USE, KeyedWrite, type AnswerMaker, type IdempotentWrites, type KeyedOutcome } from '../modules/idempotency/keyed-write.ts';
 import type { StoredAnswer } from '../modules/idempotency/idempotency-store.ts';
 import { detail, legacyAnswer, validationFailed, type LegacyAnswer } from './legacy-responses.ts';
 import { pydanticError } from './pydantic-errors.ts';
 
 export type { IdempotentWrites } from '../modules/idempotency/keyed-write.ts';
 
-export const IDEMPOTENCY_KEY = 'idempotency-key';
 export const KEY_REUSED = 'this Idempotency-Key was used with another request; use a new key for a new request';
-export const KEY_IN_USE = 'A request with this Idempotency-Key is still being processed; retry later.';
 export const ANSWER_LOST = 'A request with this Idempotency-Key was carried out, but its answer can no longer be read; read the resource to see its outcome.';
 
 export interface IdempotentRequest {

@@ -5,11 +5,9 @@
 import { STATUS_CODES } from 'node:http';
 import type { ExecutionResult } from 'graphql';
 import { fingerprintOf, parseIdempotencyKey } from '../modules/idempotency/idempotency-key.ts';
-import { KeyedWrite, type IdempotentWrites, type KeyedOutcome } from '../modules/idempotency/keyed-write.ts';
+import { KEY_IN_USE, KeyedWrite, type IdempotentWrites, type KeyedOutcome } from '../modules/idempotency/keyed-write.ts';
 import { NO_SINGLE_TENANT, type Principal } from '../modules/tenancy/authenticate.ts';
 import type { Answer } from './answer.ts';
-
-export const IDEMPOTENCY_KEY = 'idempotency-key';
 
 interface MadeAnswer {
   answer: Answer;
@@ -64,7 +62,7 @@ export function answerOfOutcome(outcome: KeyedOutcome<MadeAnswer>, mediaType: st
     case 'mismatch':
       return errorAnswer(422, mediaType, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with another request; use a new key for a new request.');
     case 'in-progress':
-      return errorAnswer(409, mediaType, 'IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry later.');
+      return errorAnswer(409, mediaType, 'IDEMPOTENCY_KEY_IN_USE', KEY_IN_USE);
     case 'lost':
       return errorAnswer(409, mediaType, 'IDEMPOTENCY_ANSWER_UNREADABLE', 'A request with this Idempotency-Key was carried out, but its answer can no longer be read; read the data to see its outcome.');
   }

@@ -24,7 +24,8 @@ import type { Revalidation } from './entity-tags.ts';
 import type { RequestDigest } from './request-digest.ts';
 import { runOperation, type OperationSteps } from './run-operation.ts';
 import type { IdempotentWrites } from '../modules/idempotency/keyed-write.ts';
-import { answerOfOutcome, IDEMPOTENCY_KEY, keyedMutation } from './graphql-idempotency.ts';
+import { IDEMPOTENCY_KEY } from '../modules/idempotency/idempotency-key.ts';
+import { answerOfOutcome, keyedMutation } from './graphql-idempotency.ts';
 
 /**
  * The media type Yoga answers a single (not streamed) result with, for an Accept header; undefined where Yoga

@@ -1,6 +1,9 @@
 // The pure half of idempotency keys: reading the `Idempotency-Key` header and fingerprinting a request.
 import { createHash } from 'node:crypto';
 
+/** The request header that carries the key (as node:http and Fetch headers name it). */
+export const IDEMPOTENCY_KEY = 'idempotency-key';
+
 /** Longest key accepted (after unquoting); longer ones are refused rather than truncated, which could merge two. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 

@@ -35,6 +35,9 @@ export interface AnswerMaker<A> {
 /** How a keyed write ended: it ran (with the answer its door made), or the key's record said otherwise. */
 export type KeyedOutcome<A> = { kind: 'ran'; answer: A } | Exclude<KeyState, { kind: 'free' }>;
 
+/** What either door says to a request under a key another request holds (its `in-progress`). */
+export const KEY_IN_USE = 'A request with this Idempotency-Key is still being processed; retry later.';
+
 /** An operation's result when it did not run: the key answered instead (keyed.outcome says how). */
 export const KEY_ANSWERED: ExecutionResult = Object.freeze({ data: null });
 
@@ -57,18 +60,17 @@ export class KeyedWrite<A> {
   outcome: KeyedOutcome<A> | undefined;
   readonly #writes: IdempotentWrites;
   readonly #request: IdempotencyRequest;
-
-  /** The key, as the header held it. */
-  get key(): string {
-    return this.#request.key;
-  }
-
   readonly #maker: AnswerMaker<A>;
 
   constructor(writes: IdempotentWrites, request: IdempotencyRequest, maker: AnswerMaker<A>) {
     this.#writes = writes;
     this.#request = request;
     this.#maker = maker;
+  }
+
+  /** The key, as the header held it. */
+  get key(): string {
+    return this.#request.key;
   }
 
   /**
