@@ -5,6 +5,8 @@ export interface ScenarioResult {
   p50Ms: number;
   p99Ms: number;
   sqlStatements: number;
+  /** Messages of statements sent to PostgreSQL (round trips), BEGIN and COMMIT included; absent for a ceiling. */
+  roundTrips?: number;
   /** Bytes read from PostgreSQL for one request (the pool's sockets). */
   bytesFromPostgres: number;
   /** The response body as sent: compressed for the scenarios that ask for it. */
@@ -40,9 +42,9 @@ export interface ScalingResult {
 const kb = (bytes: number) => (bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} B`);
 
 export function formatTable(results: ScenarioResult[], machine: string, settings: string): string {
-  const header = '| Scenario | req/s | p50 ms | p99 ms | SQL/req | read from PG/req | response on the wire | peak RSS MB | of its ceiling |';
+  const header = '| Scenario | req/s | p50 ms | p99 ms | SQL/req (round trips) | read from PG/req | response on the wire | peak RSS MB | of its ceiling |';
   const rule = '|---|---:|---:|---:|---:|---:|---:|---:|---:|';
-  const rows = results.map((r) => `| ${r.scenario} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50Ms} | ${r.p99Ms} | ${r.sqlStatements} | ${kb(r.bytesFromPostgres)} | ${kb(r.responseBytes)} | `
+  const rows = results.map((r) => `| ${r.scenario} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50Ms} | ${r.p99Ms} | ${r.sqlStatements}${r.roundTrips === undefined ? '' : ` (${r.roundTrips})`} | ${kb(r.bytesFromPostgres)} | ${kb(r.responseBytes)} | `
     + `${r.peakRssMb.toFixed(0)} | ${r.ceiling === r.scenario ? '(ceiling)' : `${(r.ofCeiling * 100).toFixed(0)}% of ${r.ceiling.replace(/^(ceiling|floor): /, '')}`} |`);
   return [`Machine: ${machine}`, `Settings: ${settings}`, '', header, rule, ...rows].join('\n');
 }

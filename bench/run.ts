@@ -150,7 +150,7 @@ try {
     const cost = costs.get(scenario.name)!;
     return {
       scenario: scenario.name, requestsPerSecond: rps, p50Ms: median(runs.map((r) => r.p50)), p99Ms: median(runs.map((r) => r.p99)),
-      sqlStatements: cost.statements, bytesFromPostgres: cost.bytesFromPostgres, responseBytes: cost.responseBytes, peakRssMb: Math.max(...runs.map((r) => r.rss)) / 2 ** 20,
+      sqlStatements: cost.statements, ...(cost.roundTrips !== undefined && { roundTrips: cost.roundTrips }), bytesFromPostgres: cost.bytesFromPostgres, responseBytes: cost.responseBytes, peakRssMb: Math.max(...runs.map((r) => r.rss)) / 2 ** 20,
       cpuMsPerRequest: median(runs.map((r) => r.cpuMsPerRequest)),
       ceiling: scenario.ceiling, ofCeiling: rps / rpsOf(scenario.ceiling),
       ...(runs[0]!.otherP50 !== undefined && { otherP50Ms: median(runs.map((r) => r.otherP50!)), otherP99Ms: median(runs.map((r) => r.otherP99!)) }),

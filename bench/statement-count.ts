@@ -1,6 +1,8 @@
-// SQL statements, bytes read from PostgreSQL and bytes sent per request of each scenario, counted in-process
-// through the same app (createApp) with an ORM whose onQuery hook counts and whose pool's sockets say what they
-// read: the same resolvers, loaders and queries the service runs under load.
+// SQL statements, round trips to PostgreSQL, bytes read from it and bytes sent per request of each scenario,
+// counted in-process through the same app (createApp) with an ORM whose onQuery hook counts statements and whose
+// pool's connections count the messages they send (one round trip each: several statements may share one, see
+// src/db/statements-sent-with-next.ts) and say what they read: the same resolvers, loaders and queries the
+// service runs under load.
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { AddressInfo, Socket } from 'node:net';
 import { createApp } from '../src/app.ts';
@@ -17,6 +19,8 @@ import { rawRequest } from '../test/support/raw-http.ts';
 
 export interface RequestCost {
   statements: number;
+  /** Messages of statements sent, BEGIN and COMMIT included; unknown for a ceiling. */
+  roundTrips?: number;
   bytesFromPostgres: number;
   /** The response body as sent (compressed when the scenario asks for it). */
   responseBytes: number;
@@ -24,12 +28,21 @@ export interface RequestCost {
 
 export async function countStatements(clientUrl: string, config: Config, keys: BenchKeys, list: Scenario[]): Promise<Map<string, RequestCost>> {
   let count = 0;
+  let roundTrips = 0;
   const sockets = new Set<Socket>();
   const bytesRead = () => [...sockets].reduce((sum, socket) => sum + socket.bytesRead, 0);
   const orm = (await MikroORM.init(createOrmConfig({
     entities, clientUrl,
     onQuery: () => { count++; },
-    onPoolCreated: (pool) => pool.on('connect', (client) => sockets.add((client as unknown as { connection: { stream: Socket } }).connection.stream)),
+    onPoolCreated: (pool) => pool.on('connect', (client) => {
+      const connection = (client as unknown as { connection: { stream: Socket } & Record<'query' | 'parse', (...args: unknown[]) => unknown> }).connection;
+      sockets.add(connection.stream);
+      // A simple-protocol query, or an extended one's parse (its sync follows): one message of statements each.
+      for (const method of ['query', 'parse'] as const) {
+        const send = connection[method].bind(connection);
+        connection[method] = (...args: unknown[]) => (roundTrips++, send(...args));
+      }
+    }),
   }))) as unknown as AppOrm;
   // As the service runs: with its cache of verified keys (the warm-up request fills it).
   const notifications = new DatabaseNotifications([REVOCATION_CHANNEL]);
@@ -55,10 +68,11 @@ export async function countStatements(clientUrl: string, config: Config, keys: B
       };
       await send(); // the first request may carry one-time work
       count = 0;
+      roundTrips = 0;
       const bytesBefore = bytesRead();
       const response = await send();
       if (sample ? response.status !== sample.status : response.status < 200 || response.status > 299) throw new Error(`${scenario.name}: HTTP ${response.status}`);
-      counts.set(scenario.name, { statements: count, bytesFromPostgres: bytesRead() - bytesBefore, responseBytes: response.body.length });
+      counts.set(scenario.name, { statements: count, roundTrips, bytesFromPostgres: bytesRead() - bytesBefore, responseBytes: response.body.length });
     }
   } finally {
     server.closeAllConnections();

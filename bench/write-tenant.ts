@@ -40,7 +40,7 @@ export async function prepareWriteTenant(em: EntityManager, cipher: SecretCipher
   for (let n = 0; n < PATCH_POOL_SIZE; n++) {
     const request = validateCreateRequest(createBody(`bench-w-pool-${n}`));
     if (!request.ok) throw new Error(`the CLI's create body is refused: ${JSON.stringify(request.errors)}`);
-    pool.push(await createDeployment(scope, request.value));
+    pool.push((await createDeployment(scope, request.value)).row.id);
   }
   return { key, pool };
 }

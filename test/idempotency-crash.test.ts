@@ -1,7 +1,7 @@
 // Issue 52's "The first answer, always", with the real service process killed (SIGKILL) in the middle of a write
 // under an Idempotency-Key: after its commit, the retry gets the first answer, the first time it asks once the
-// service is back; before its commit, the retry runs the write at once (no lease to wait out). Either way one
-// deployment exists.
+// service is back; before its commit, the retry runs the write at once (no lease to wait out); once its COMMIT
+// was sent, the write and its answer were kept together. Either way one deployment exists.
 import { randomBytes, randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -100,30 +100,37 @@ describe('a write under an Idempotency-Key whose gateway is killed', () => {
     expect(retry.headers.get('location')).toBe(`/v2/deployments/${made[0]!.id}`);
   });
 
-  it('before its commit: nothing of it is kept, and the first retry runs it', async () => {
+  /**
+   * Kills the service while its keyed create of `name` waits behind `lock` (held by the test) in a statement
+   * whose text matches `waitsIn`; returns once PostgreSQL has ended the write's session.
+   */
+  async function killedWhileWaiting(lock: string, waitsIn: RegExp, name: string, key: string): Promise<void> {
     const running = await start();
-    const name = `before-commit-${randomUUID().slice(0, 8)}`;
-    const key = randomUUID();
     // A first keyed write: the gateway's purge of expired records (once a minute) is behind it.
     const first = await create(running.url.replace(/\/graphql$/, ''), `${name}-first`, randomUUID());
     expect(first.status, await first.text()).toBe(201);
-    // The answer is the transaction's last insert: it waits behind the test's lock, its write done but not committed.
-    const holder = await holdLock(db, 'lock table idempotency_record in share mode');
+    const holder = await holdLock(db, lock);
     let backend: number;
     try {
       const sent = create(running.url.replace(/\/graphql$/, ''), name, key).then(() => 'answered', () => 'no answer');
-      // The answer's insert among the backends waiting (another of the service's may wait on something else).
-      const answering = async () => (await lockWaiters(db, 1)).find((backend) => /^insert into idempotency_record/.test(backend.query));
-      await expect.poll(answering, { timeout: 30_000, interval: 20 }).toBeDefined();
-      const waiting = await answering();
-      backend = waiting!.pid;
+      // The write's statement among the backends waiting (another of the service's may wait on something else);
+      // PostgreSQL shows the first 1 kB of a text (track_activity_query_size).
+      const waiting = async () => (await lockWaiters(db, 1)).find((candidate) => waitsIn.test(candidate.query));
+      await expect.poll(waiting, { timeout: 30_000, interval: 20 }).toBeDefined();
+      backend = (await waiting())!.pid;
       await killed(running);
       expect(await sent).toBe('no answer');
     } finally {
       await holder.release();
     }
-    // Its session, unblocked, finds its client gone and rolls back.
     await expect.poll(async () => db.query('select 1 from pg_stat_activity where pid = $1', [backend]), { timeout: 30_000, interval: 20 }).toHaveLength(0);
+  }
+
+  it('before its commit: nothing of it is kept, and the first retry runs it', async () => {
+    const name = `before-commit-${randomUUID().slice(0, 8)}`;
+    const key = randomUUID();
+    // The name's check waits: the gateway dies with its transaction open, and PostgreSQL rolls it back.
+    await killedWhileWaiting('lock table deployment in access exclusive mode', /^select deployment_name_taken/, name, key);
     expect(await deploymentsNamed(name)).toHaveLength(0);
     expect(await recordOf(key)).toHaveLength(0);
 
@@ -131,5 +138,21 @@ describe('a write under an Idempotency-Key whose gateway is killed', () => {
     const retry = await create(back.url.replace(/\/graphql$/, ''), name, key);
     expect({ status: retry.status, replayed: retry.headers.get('idempotent-replayed') }).toEqual({ status: 201, replayed: null });
     expect(await deploymentsNamed(name)).toHaveLength(1);
+  });
+
+  it('once its COMMIT is sent: the write and its answer are kept together, and the retry gets that answer', async () => {
+    const name = `commit-sent-${randomUUID().slice(0, 8)}`;
+    const key = randomUUID();
+    // The rows, the answer and the COMMIT go in one message (src/db/statements-sent-with-next.ts): the answer's
+    // insert waits behind the test's lock, and once it is let go the session carries out the rest, COMMIT too.
+    await killedWhileWaiting('lock table idempotency_record in share mode', /^insert into "deployment"/, name, key);
+    const made = await deploymentsNamed(name);
+    expect(made).toHaveLength(1);
+    expect(await recordOf(key)).toHaveLength(1);
+
+    const back = await start();
+    const retry = await create(back.url.replace(/\/graphql$/, ''), name, key);
+    expect({ status: retry.status, replayed: retry.headers.get('idempotent-replayed') }).toEqual({ status: 201, replayed: 'true' });
+    expect(await retry.json()).toMatchObject({ id: made[0]!.id, name });
   });
 });

@@ -183,14 +183,14 @@ describe('a write whose database connection is lost', () => {
     const key = randomUUID();
     const send = () => rest('PATCH', `/v2/deployments/${deployment.id}`, { body: patchBody('broken-off:2', 'second'), headers: { 'idempotency-key': key } });
 
-    // The PATCH locks the deployment, deletes the old secrets, and waits to write its revisions (a queued one
-    // superseded, then the new one).
+    // The PATCH locks the deployment, then sends its writes in one message: the old secrets deleted, then its
+    // revisions (a queued one superseded, then the new one), which wait.
     const holder = await holdLock(db, 'lock table revision in share mode');
     let failed: Answer;
     try {
       const sent = send();
       const [write] = await lockWaiters(db, 1);
-      expect(write!.query).toMatch(/^(update|insert into) "revision"/);
+      expect(write!.query).toMatch(/^delete from "secret"[\s\S]*;\n(update|insert into) "revision"/);
       expect(await holdsTableLock(db, write!.pid, 'secret', 'RowExclusiveLock'), 'the old secrets are deleted in its transaction').toBe(true);
       await expect(db.query('select 1 from deployment where id = $1 for update nowait', [deployment.id]), 'it holds the deployment\'s row')
         .rejects.toMatchObject({ code: '55P03' });

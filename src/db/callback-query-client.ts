@@ -31,11 +31,58 @@ const lostConnections = new WeakMap<pg.Client, Error>();
 /** The connection of a client that stopped getting answers: closing it fails what it still waits for. */
 const closeConnection = (client: pg.Client) => (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
 
+/**
+ * A statement text that starts with this is not sent on its own: it goes to PostgreSQL with the client's next
+ * statement, in the same message (db/statements-sent-with-next.ts says which statements may wait).
+ */
+export const SENT_WITH_NEXT = '/* sent with the next statement */ ';
+
+/** The statements each client holds for its next one. */
+const waiting = new WeakMap<pg.Client, string[]>();
+
+/** What a statement that waits answers at once: no rows, nothing changed yet. */
+const NOTHING_YET = Object.freeze({ command: null, rowCount: 0, oid: 0, rows: Object.freeze([]), fields: Object.freeze([]) });
+
+/** A text sent with the simple protocol (no parameters, no name): the only kind that may carry several statements. */
+const simpleText = (config: unknown, parameters: unknown): string | undefined => (typeof config === 'string'
+  && (parameters === undefined || (Array.isArray(parameters) && parameters.length === 0)) ? config : undefined);
+
 function queryWithCallback(this: CallbackQueryClient, config: unknown, values?: unknown, callback?: unknown): unknown {
-  if (typeof (config as { submit?: unknown } | null)?.submit === 'function') return pgQuery.call(this, config, values, callback as Callback);
+  const held = waiting.get(this);
+  if (typeof (config as { submit?: unknown } | null)?.submit === 'function') {
+    if (!held) return pgQuery.call(this, config, values, callback as Callback);
+    // A cursor or another submittable goes alone: what waits is sent before it, on its own.
+    waiting.delete(this);
+    return void pgQuery.call(this, held.join(';\n'), undefined, (error) => (error ? (config as { handleError(e: Error): void }).handleError(error) : pgQuery.call(this, config, values, callback as Callback)));
+  }
   const done = (typeof values === 'function' ? values : callback ?? (config as { callback?: unknown } | null)?.callback) as Callback | undefined;
   const parameters = typeof values === 'function' ? undefined : values;
-  const run = (answer: Callback) => {
+  const text = simpleText(config, parameters);
+  if (text?.startsWith(SENT_WITH_NEXT)) {
+    if (held) held.push(text.slice(SENT_WITH_NEXT.length));
+    else waiting.set(this, [text.slice(SENT_WITH_NEXT.length)]);
+    if (done) return void queueMicrotask(() => done(null, NOTHING_YET));
+    return Promise.resolve(NOTHING_YET);
+  }
+  if (held) {
+    waiting.delete(this);
+    // A rollback undoes what waits: it need not run.
+    if (!/^\s*rollback\b/i.test(text ?? '')) {
+      if (text !== undefined) return sendNow.call(this, [...held, text].join(';\n'), undefined, done, true);
+      // A statement with parameters is sent with the extended protocol, one statement a message: what waits goes first.
+      const first = new Promise<unknown>((resolve, reject) => sendNow.call(this, held.join(';\n'), undefined, (error, result) => (error ? reject(error) : resolve(result))));
+      const then = first.then(() => new Promise((resolve, reject) => sendNow.call(this, config, parameters, (error, result) => (error ? reject(error) : resolve(result)))));
+      if (done) return void then.then((result) => done(null, result), (error: Error) => done(error));
+      return then;
+    }
+  }
+  return sendNow.call(this, config, parameters, done);
+}
+
+/** Sends one query message; `lastResult`: it carried several statements, and its caller's is the last one. */
+function sendNow(this: CallbackQueryClient, config: unknown, parameters: unknown, done: Callback | undefined, lastResult = false): unknown {
+  const run = (reply: Callback) => {
+    const answer: Callback = lastResult ? (error, result) => reply(error, Array.isArray(result) ? result.at(-1) : result) : reply;
     const settle: Callback = (error, result) => {
       // The server closes the connection after a FATAL error (57P01, its backend terminated): its socket may
       // still be open when the statement's caller releases the client, which must not go back to the pool.
@@ -97,7 +144,10 @@ export class CallbackQueryClient extends pg.Client {
       const release = this.#poolRelease;
       this.#poolRelease = undefined;
       if (!release) throw new Error('Release called on a client that is not checked out of the pool');
-      release(error || lostConnections.get(this));
+      // Statements still waiting belong to this checkout's transaction, which ended without them: never to the next.
+      const unsent = waiting.has(this) ? new Error('Statements waiting for a next one were never sent') : undefined;
+      waiting.delete(this);
+      release(error || lostConnections.get(this) || unsent);
     };
   }
 

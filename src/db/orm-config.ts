@@ -5,6 +5,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
 import { DEFAULT_POOL_MAX, PROJECT_ROOT, type DatabaseTimeouts } from '../config.ts';
 import { CallbackQueryClient } from './callback-query-client.ts';
+import { markIfSentWithNext } from './statements-sent-with-next.ts';
 import { TenantSafeEntityManager } from './tenant-safe-entity-manager.ts';
 
 /** The ORM as this project configures it: its EntityManager is a TenantSafeEntityManager. */
@@ -67,7 +68,8 @@ export function createOrmConfig({
     entities,
     extensions: [Migrator],
     debug,
-    ...(onQuery && { onQuery: (sql: string) => (onQuery(sql), sql) }),
+    // Counted as the statements they are; a write's may then wait to go with the next (statements-sent-with-next.ts).
+    onQuery: onQuery ? (sql: string) => (onQuery(sql), markIfSentWithNext(sql)) : markIfSentWithNext,
     ...(onStatement && { loggerFactory: (options: LoggerOptions) => new StatementReportingLogger(options, onStatement) }),
     pool: { min: 0, max: poolMax },
     driverOptions: {

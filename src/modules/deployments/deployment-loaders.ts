@@ -13,6 +13,7 @@ import { DeploymentSchema } from './deployment.entity.ts';
 import type { DeploymentReadModel, SecretReferenceReadModel, SecretReadModel } from './deployment-read-model.ts';
 import { secretsAndReferencesOf, type SecretsOfDeployment } from './secret-listing.ts';
 import { revealValues } from './secret-values.ts';
+import type { WrittenDeployment } from './writes/deployment-writer.ts';
 
 export class DeploymentLoaders {
   readonly byId: DataLoader<string, DeploymentReadModel | null>;
@@ -25,6 +26,8 @@ export class DeploymentLoaders {
 
   /** The secrets and references read with their page, by deployment id, and whether their values were revealed. */
   readonly #withPage = new Map<string, { listed: SecretsOfDeployment; revealed: boolean }>();
+  /** What this request's writes wrote, by deployment id: its answer reads none of it back. */
+  readonly #written = new Map<string, Omit<WrittenDeployment, 'row'>>();
 
   /** `revealWith`: what decrypts, for a caller that may see secret values (whose ciphertexts are then worth reading). */
   constructor(em: TenantSafeEntityManager, revealWith: SecretRevealer | null, together: LoadTogether) {
@@ -52,8 +55,22 @@ export class DeploymentLoaders {
     });
   }
 
+  /**
+   * Takes a deployment as a write of this request left it (writes/deployment-writer.ts): what the write's answer
+   * shows of it is then not read back; lists the write did not replace still are.
+   */
+  wrote({ row, ...lists }: WrittenDeployment): void {
+    this.byId.clear(row.id).prime(row.id, row);
+    this.#withPage.delete(row.id);
+    this.#written.set(row.id, lists);
+    this.secretsAndReferences.clear(row.id);
+    this.revealedSecrets?.clear(row.id);
+  }
+
   /** A deployment's secrets, values revealed when `revealValues` and the caller may see them: at once if read with its page. */
   secretsOf(id: string, revealValues: boolean): SecretReadModel[] | Promise<SecretReadModel[]> {
+    const written = this.#written.get(id)?.secrets;
+    if (written) return written;
     const revealed = revealValues && this.revealedSecrets !== null;
     const withPage = this.#withPage.get(id);
     if (withPage && (withPage.revealed || !revealed)) return withPage.listed.secrets;
@@ -62,6 +79,6 @@ export class DeploymentLoaders {
 
   /** A deployment's secret references: at once if read with its page. */
   referencesOf(id: string): SecretReferenceReadModel[] | Promise<SecretReferenceReadModel[]> {
-    return this.#withPage.get(id)?.listed.references ?? this.secretsAndReferences.load(id).then((listed) => listed.references);
+    return this.#written.get(id)?.references ?? this.#withPage.get(id)?.listed.references ?? this.secretsAndReferences.load(id).then((listed) => listed.references);
   }
 }

@@ -7,6 +7,7 @@
 // It runs in the operation's turn (run-operation.ts), so a transaction is never held while waiting for one.
 import { UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import type { ExecutionResult } from 'graphql';
+import { sendWithNext } from '../../db/statements-sent-with-next.ts';
 import type { TenantSafeEntityManager } from '../../db/tenant-safe-entity-manager.ts';
 import { scopeToTenant } from '../common/tenant-scope.ts';
 import { RECORD_UNIQUE_CONSTRAINT, type IdempotencyRequest, type IdempotencyStore, type KeyState, type StoredAnswer } from './idempotency-store.ts';
@@ -52,6 +53,13 @@ class NotKept<A> extends Error {
   }
 }
 
+/**
+ * Another request's record under the key, met by this one's: as the ORM reports it, or as pg does when the
+ * record went with the COMMIT (which the ORM does not translate).
+ */
+const isRecordClash = (error: unknown): boolean => (error instanceof UniqueConstraintViolationException || (error as { code?: unknown } | null)?.code === '23505')
+  && String((error as Error).message).includes(RECORD_UNIQUE_CONSTRAINT);
+
 /** Tries before a key whose record keeps appearing under it is answered as in progress (each try after the first replays). */
 const TRIES = 3;
 
@@ -96,7 +104,8 @@ export class KeyedWrite<A> {
           const answer = await this.#maker.answerOf(result);
           const stored = this.#maker.stored(answer);
           if (stored === undefined) throw new NotKept(answer, result);
-          await store.record(tx, this.#request, stored);
+          // The record goes with the COMMIT (db/statements-sent-with-next.ts): a clash with another request's surfaces there.
+          await sendWithNext(tx, () => store.record(tx, this.#request, stored));
           outcome = { kind: 'ran', answer };
           return result;
         });
@@ -109,7 +118,7 @@ export class KeyedWrite<A> {
           return error.result;
         }
         // A request under the key committed between this one's lock and its record: its answer is the one.
-        if (attempt < TRIES && error instanceof UniqueConstraintViolationException && String(error.message).includes(RECORD_UNIQUE_CONSTRAINT)) continue;
+        if (attempt < TRIES && isRecordClash(error)) continue;
         throw error;
       }
     }

@@ -9,7 +9,7 @@ import { badUserInput } from '../../../graphql/errors.ts';
 import { uuidOfArgument } from '../../../graphql/global-id.ts';
 import { DeploymentRef } from '../deployment.graphql.ts';
 import {
-  MAX_BULK_DELETE, createDeployment, deleteDeployment, deleteDeployments, redeployRevision, updateDeployment, type WriteScope,
+  MAX_BULK_DELETE, createDeployment, deleteDeployment, deleteDeployments, redeployRevision, updateDeployment, type WriteScope, type WrittenDeployment,
 } from './deployment-writer.ts';
 import { CHANGE_ERRORS } from './write-errors.graphql.ts';
 import {
@@ -26,6 +26,12 @@ export function writeScope(ctx: GraphQLContext): WriteScope {
     em: ctx.primaryEm(), tenantId: ctx.principal.tenantId, cipher: ctx.cipher, sourceArchives: ctx.sourceArchives,
     afterCommit: ctx.afterCommit,
   };
+}
+
+/** The id of a deployment a write left as `written`, which the payload's fields then show without reading it back. */
+function wrote(ctx: GraphQLContext, written: WrittenDeployment): string {
+  ctx.loaders.deployments.wrote(written);
+  return written.row.id;
 }
 
 /** The deployment an `id` names, or DeploymentNotFound (a global id of another type names none). */
@@ -65,7 +71,7 @@ builder.mutationField('createDeployment', (t) => t.field({
     const body = { source_config: {}, source_revision_config: {}, secrets: [], ...legacyBodyOf(input, ['clientMutationId']) };
     const validated = validateCreateRequest(body);
     if (!validated.ok) throw new InvalidValues(validated.errors);
-    return { clientMutationId: input.clientMutationId, deploymentId: await createDeployment(scope, validated.value) };
+    return { clientMutationId: input.clientMutationId, deploymentId: wrote(ctx, await createDeployment(scope, validated.value)) };
   },
 }));
 
@@ -79,8 +85,7 @@ builder.mutationField('updateDeployment', (t) => t.field({
     const id = deploymentIdOf(input.id, 'input.id');
     const validated = validatePatchRequest(legacyBodyOf(input, ['clientMutationId', 'id', 'ifMatch']));
     if (!validated.ok) throw new InvalidValues(validated.errors);
-    await updateDeployment(scope, id, validated.value, input.ifMatch ?? undefined);
-    return { clientMutationId: input.clientMutationId, deploymentId: id };
+    return { clientMutationId: input.clientMutationId, deploymentId: wrote(ctx, await updateDeployment(scope, id, validated.value, input.ifMatch ?? undefined)) };
   },
 }));
 
@@ -151,7 +156,6 @@ builder.mutationField('redeployRevision', (t) => t.field({
   resolve: async (_root, { input }, ctx) => {
     const scope = writeScope(ctx);
     const id = deploymentIdOf(input.deploymentId, 'input.deploymentId');
-    await redeployRevision(scope, id, input.revisionId, input.ifMatch ?? undefined);
-    return { clientMutationId: input.clientMutationId, deploymentId: id };
+    return { clientMutationId: input.clientMutationId, deploymentId: wrote(ctx, await redeployRevision(scope, id, input.revisionId, input.ifMatch ?? undefined)) };
   },
 }));

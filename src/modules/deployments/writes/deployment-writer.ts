@@ -3,6 +3,7 @@
 // The semantics are docs/decisions.md#writes'. Both doors call these through the GraphQL mutations.
 import { randomUUID } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { sendWithNext } from '../../../db/statements-sent-with-next.ts';
 import type { SecretCipher } from '../../secrets/secret-cipher.ts';
 import type { SourceArchives } from '../../storage/source-archives.ts';
 import type { SourceUpload } from '../../storage/source-upload.entity.ts';
@@ -10,6 +11,7 @@ import { IntegrationSchema } from '../../integrations/integration.entity.ts';
 import { RevisionSchema } from '../../revisions/revision.entity.ts';
 import { TenantSchema } from '../../tenancy/tenant.entity.ts';
 import { DeploymentSchema, type Deployment } from '../deployment.entity.ts';
+import type { DeploymentReadModel, SecretReadModel, SecretReferenceReadModel } from '../deployment-read-model.ts';
 import { SecretReferenceSchema } from '../secret-reference.entity.ts';
 import { SecretSchema } from '../secret.entity.ts';
 import type { DeploymentSource } from '../deployment-enums.ts';
@@ -33,10 +35,21 @@ export interface WriteScope {
   afterCommit?: () => Promise<void>;
 }
 
+/**
+ * A deployment as a write left it, made from what the write sent (the row as the ORM wrote it, the version the
+ * row's trigger gives it), so that the answer reads nothing back: the secrets and references where the write
+ * replaced them (the others are read if asked for). test/write-answers.test.ts holds it to a read afterwards.
+ */
+export interface WrittenDeployment {
+  row: DeploymentReadModel;
+  secrets?: SecretReadModel[];
+  references?: SecretReferenceReadModel[];
+}
+
 /** Most deployments one bulk delete takes (the original's maxItems). */
 export const MAX_BULK_DELETE = 100;
 
-export async function createDeployment(scope: WriteScope, request: CreateRequest): Promise<string> {
+export async function createDeployment(scope: WriteScope, request: CreateRequest): Promise<WrittenDeployment> {
   const problems = createProblems(request);
   if (problems.length > 0) throw new InvalidValues(problems);
   return inTransaction(scope, async (tx) => {
@@ -53,18 +66,18 @@ export async function createDeployment(scope: WriteScope, request: CreateRequest
       id, tenant: tx.getReference(TenantSchema, scope.tenantId), name: request.name, status: 'AWAITING_DATABASE',
       source: request.source, deploymentType: request.source_config.deployment_type ?? 'dev', remoteReconciled: false,
       sourceConfig: sourceConfigEntity(request.source_config), resourceSpec: resourceSpecEntity(request.source_config.resource_spec),
-      sourceRevisionConfig: revisionConfig, createdAt: now, updatedAt: now,
+      sourceRevisionConfig: revisionConfig, createdAt: now, updatedAt: now, version: 1,
     } as never) as Deployment;
-    await replaceSecrets(tx, scope, deployment, false, request.secrets, request.secret_references ?? []);
+    const written = await replaceSecrets(tx, scope, deployment, false, request.secrets, request.secret_references ?? []);
     // A new deployment has no revision a first one could supersede.
     if (builds) await addRevision(tx, scope, deployment, request.source, revisionConfig, now, false);
-    return id;
+    return { ...written, row: rowOf(tx, deployment) };
   });
 }
 
-export async function updateDeployment(scope: WriteScope, id: string, request: PatchRequest, ifMatch: string | undefined): Promise<string> {
+export async function updateDeployment(scope: WriteScope, id: string, request: PatchRequest, ifMatch: string | undefined): Promise<WrittenDeployment> {
   return inTransaction(scope, async (tx) => {
-    const deployment = await lockDeployment(tx, scope, id, ifMatch);
+    const deployment = await lockDeployment(tx, scope, id, ifMatch, true);
     const problems = patchProblems({
       source: deployment.source, deploymentType: deployment.deploymentType, repoRef: deployment.sourceRevisionConfig?.repoRef,
       sourceConfig: storedSourceConfig(deployment),
@@ -80,18 +93,18 @@ export async function updateDeployment(scope: WriteScope, id: string, request: P
     // A PATCH that changes nothing (`{}`, values equal to the stored ones) writes nothing: the same version and
     // ETag, no update event (docs/decisions.md#the-originals-open-points, 9).
     const stored = deployment.sourceConfig as unknown as Record<string, unknown>;
-    if (!builds && request.secret_references == null && Object.entries(settings).every(([key, value]) => stored[key] === value)) return id;
+    if (!builds && request.secret_references == null && Object.entries(settings).every(([key, value]) => stored[key] === value)) return { ...storedLists(deployment), row: rowOf(tx, deployment) };
     Object.assign(deployment.sourceConfig, settings);
     if (config.resource_spec != null) deployment.resourceSpec = resourceSpecEntity(config.resource_spec) as never;
-    await replaceSecrets(tx, scope, deployment, true, request.secrets ?? undefined, request.secret_references ?? undefined);
+    const written = await replaceSecrets(tx, scope, deployment, true, request.secrets ?? undefined, request.secret_references ?? undefined);
     if (builds) {
       const merged = mergedRevisionConfig(deployment, revision, request.revision_source ?? deployment.source);
       deployment.sourceRevisionConfig = merged as never;
       const revisionId = await addRevision(tx, scope, deployment, request.revision_source ?? deployment.source, merged, now);
       if (archive && typeof archive !== 'string') archive.usedByRevisionId ??= revisionId;
     }
-    deployment.updatedAt = now;
-    return id;
+    changed(deployment, now);
+    return { ...storedLists(deployment), ...written, row: rowOf(tx, deployment) };
   });
 }
 
@@ -114,18 +127,46 @@ export async function deleteDeployments(scope: WriteScope, ids: readonly string[
 }
 
 /** A new revision built from what revision `revisionId` of the deployment was built from. */
-export async function redeployRevision(scope: WriteScope, id: string, revisionId: string, ifMatch: string | undefined): Promise<string> {
+export async function redeployRevision(scope: WriteScope, id: string, revisionId: string, ifMatch: string | undefined): Promise<WrittenDeployment> {
   return inTransaction(scope, async (tx) => {
-    const deployment = await lockDeployment(tx, scope, id, ifMatch);
+    const deployment = await lockDeployment(tx, scope, id, ifMatch, true);
     const chosen = await tx.findOne(RevisionSchema, { tenant: scope.tenantId, deployment: id, id: revisionId.toLowerCase() });
     if (!chosen) throw new RevisionNotFound(revisionId);
     const config = { ...(chosen.sourceRevisionConfig ?? {}) } as RevisionConfig;
     const now = new Date();
     deployment.sourceRevisionConfig = config as never;
     await addRevision(tx, scope, deployment, chosen.source, config, now);
-    deployment.updatedAt = now;
-    return id;
+    changed(deployment, now);
+    return { ...storedLists(deployment), row: rowOf(tx, deployment) };
   });
+}
+
+/**
+ * The deployment's row changes in this write: its time, and the version its row's trigger gives it (one more;
+ * the row is locked, and the write updates it in one statement), which the answer's ETag begins with.
+ */
+function changed(deployment: Deployment, now: Date): void {
+  deployment.updatedAt = now;
+  deployment.version += 1;
+}
+
+/** The secrets and references a deployment locked with its lists has stored, as a read lists them. */
+function storedLists(deployment: Deployment): Omit<WrittenDeployment, 'row'> {
+  return {
+    secrets: deployment.secrets.getItems().map((secret) => ({
+      deployment_id: deployment.id, name: secret.name, value_ciphertext: Buffer.from(secret.valueCiphertext).toString('base64'), key_fingerprint: secret.keyFingerprint ?? null,
+    })),
+    references: deployment.secretReferences.getItems().map((reference) => ({
+      deployment_id: deployment.id, name: reference.name, secret_name: reference.secretName, secret_key: reference.secretKey,
+    })),
+  };
+}
+
+/** The deployment's row as the ORM writes it (its column names, its jsonb values), which a read would return. */
+function rowOf(tx: EntityManager, deployment: Deployment): DeploymentReadModel {
+  const meta = tx.getMetadata().find(DeploymentSchema)!;
+  const row = tx.getDriver().mapDataToFieldNames(tx.getComparator().prepareEntity(deployment), false, meta.properties, true);
+  return { ...row, created_at: deployment.createdAt, updated_at: deployment.updatedAt } as DeploymentReadModel;
 }
 
 /**
@@ -135,28 +176,35 @@ export async function redeployRevision(scope: WriteScope, id: string, revisionId
  * refused write loaded is forgotten, never flushed by a later write of the same request.
  */
 async function inTransaction<T>(scope: WriteScope, write: (tx: EntityManager) => Promise<T>): Promise<T> {
+  // Its reads go at once; its inserts, updates and deletes go with the transaction's next statement.
+  const written = (tx: EntityManager) => sendWithNext(tx, async () => {
+    const result = await write(tx);
+    await tx.flush();
+    return result;
+  });
   if (scope.em.isInTransaction()) {
     try {
-      const written = await write(scope.em);
-      await scope.em.flush();
-      return written;
+      return await written(scope.em);
     } catch (error) {
       scope.em.clear();
       throw error;
     }
   }
-  const result = await scope.em.transactional(async (tx) => {
-    const written = await write(tx);
-    await tx.flush();
-    return written;
-  });
+  const result = await scope.em.transactional(written);
   await scope.afterCommit?.();
   return result;
 }
 
-/** The deployment, locked for the rest of the transaction, once `If-Match` (if sent) allows the write. */
-async function lockDeployment(tx: EntityManager, scope: WriteScope, id: string, ifMatch: string | undefined): Promise<Deployment> {
-  const deployment = await tx.findOne(DeploymentSchema, { tenant: scope.tenantId, id: id.toLowerCase() }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+/**
+ * The deployment, locked for the rest of the transaction, once `If-Match` (if sent) allows the write. `withLists`:
+ * its secrets and references are read by the same statement (joined), for an answer that shows them.
+ */
+async function lockDeployment(tx: EntityManager, scope: WriteScope, id: string, ifMatch: string | undefined, withLists = false): Promise<Deployment> {
+  const deployment = await tx.findOne(DeploymentSchema, { tenant: scope.tenantId, id: id.toLowerCase() }, {
+    lockMode: LockMode.PESSIMISTIC_WRITE,
+    // Only the deployment's row is locked: the joined lists are the rows its lock guards.
+    ...(withLists && { populate: ['secrets', 'secretReferences'] as never, strategy: 'joined', lockTableAliases: ['d0'] }),
+  });
   if (!deployment) throw new DeploymentNotFound(id);
   if (ifMatch !== undefined && !ifMatchAllows(ifMatch, deployment.version)) throw new PreconditionFailed(id, deployment.version);
   return deployment;
@@ -231,27 +279,32 @@ async function addRevision(
 
 /**
  * Replaces the whole list of secrets (values sealed with the current key, never logged) and/or of secret
- * references; `stored`: the deployment has rows to remove first.
+ * references, and returns the lists it wrote; `stored`: the deployment has rows to remove first.
  */
 async function replaceSecrets(
   tx: EntityManager, scope: WriteScope, deployment: Deployment, stored: boolean,
   secrets: SecretRequest[] | undefined, references: SecretReferenceRequest[] | undefined,
-): Promise<void> {
+): Promise<Omit<WrittenDeployment, 'row'>> {
   const tenant = tx.getReference(TenantSchema, scope.tenantId);
   const ofDeployment = { tenant: scope.tenantId, deployment: deployment.id };
+  const written: Omit<WrittenDeployment, 'row'> = {};
   if (secrets) {
     if (stored) await tx.nativeDelete(SecretSchema, ofDeployment);
-    secrets.forEach(({ name, value }, position) => {
+    written.secrets = secrets.map(({ name, value }, position) => {
       const sealed = scope.cipher.seal(value, { deploymentId: deployment.id, name });
       tx.create(SecretSchema, { tenant, deployment, name, position, ...sealed } as never);
+      // As a read by a caller who may see values finds it, decrypted already.
+      return { deployment_id: deployment.id, name, value_ciphertext: sealed.valueCiphertext.toString('base64'), key_fingerprint: sealed.keyFingerprint, revealed: value };
     });
   }
   if (references) {
     if (stored) await tx.nativeDelete(SecretReferenceSchema, ofDeployment);
-    references.forEach(({ name, secret_name: secretName, secret_key: secretKey }, position) => {
+    written.references = references.map(({ name, secret_name: secretName, secret_key: secretKey }, position) => {
       tx.create(SecretReferenceSchema, { tenant, deployment, name, secretName, secretKey, position } as never);
+      return { deployment_id: deployment.id, name, secret_name: secretName, secret_key: secretKey };
     });
   }
+  return written;
 }
 
 /** Revisions, secrets and references first (no cascade in the schema), then the deployments (tags cascade). */
