@@ -30,9 +30,9 @@ describe('statements sent with the next', () => {
       return tx.execute<{ count: string }[]>('select count(*)::int as count from noted');
     });
     expect(seen).toEqual([{ count: 2 }]);
+    // BEGIN, whose reply says nothing either, goes with the transaction's first statement.
     expect(messages).toEqual([
-      'begin',
-      "insert into noted (n, note) values (1, 'one');\ninsert into noted (n, note) values (2, 'two');\nselect count(*)::int as count from noted",
+      "begin;\ninsert into noted (n, note) values (1, 'one');\ninsert into noted (n, note) values (2, 'two');\nselect count(*)::int as count from noted",
       'commit',
     ]);
     expect(await stored()).toEqual([1, 2]);
@@ -46,8 +46,8 @@ describe('statements sent with the next', () => {
       expect(row).toEqual({ note: 'three' });
       await tx.execute("update noted set note = 'THREE' where n = 3");
     }));
-    expect(messages.slice(1)).toEqual([
-      "insert into noted (n, note) values (3, 'three');\nselect note from noted where n = 3",
+    expect(messages).toEqual([
+      "begin;\ninsert into noted (n, note) values (3, 'three');\nselect note from noted where n = 3",
       "update noted set note = 'THREE' where n = 3;\ncommit",
     ]);
     expect(await db.query('select note from noted where n = 3')).toEqual([{ note: 'THREE' }]);
@@ -64,13 +64,19 @@ describe('statements sent with the next', () => {
     expect(await db.orm.em.fork().transactional((tx) => tx.execute('select 1 as one'))).toEqual([{ one: 1 }]);
   });
 
-  it('a rollback drops them unsent', async () => {
+  it('a rollback drops them unsent; with its BEGIN unsent too, nothing is sent', async () => {
     messages = [];
     await expect(db.orm.em.fork().transactional(async (tx) => {
       await sendWithNext(tx, () => tx.execute("insert into noted (n, note) values (5, 'five')"));
       throw new Error('changed my mind');
     })).rejects.toThrow('changed my mind');
-    expect(messages).toEqual(['begin', 'rollback']);
+    expect(messages).toEqual([]);
+    await expect(db.orm.em.fork().transactional(async (tx) => {
+      await tx.execute('select 1');
+      await sendWithNext(tx, () => tx.execute("insert into noted (n, note) values (5, 'five')"));
+      throw new Error('changed my mind again');
+    })).rejects.toThrow('changed my mind again');
+    expect(messages).toEqual(['begin;\nselect 1', 'rollback']);
     expect(await stored()).toEqual([1, 2, 3]);
   });
 

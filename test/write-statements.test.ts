@@ -1,6 +1,7 @@
 // Round trips of a write (issue 52, item 2), counted where they happen: every message of statements a pooled
 // connection sends to PostgreSQL, BEGIN and COMMIT included, for a REST create with an Idempotency-Key and a first
-// revision and a PATCH that makes a revision: 4 each (docs/performance.md#writes says where they go).
+// revision and a PATCH that makes a revision: 3 each, where the issue asks 4 at most (docs/performance.md#writes
+// says where they go).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME, importFixture, issueKey, newCipher } from './support/fixtures.ts';
@@ -51,16 +52,16 @@ async function roundTripsOf(write: () => Promise<{ status: number }>, status: nu
 const lastStatementOf = (trip: string | undefined) => trip?.split(' + ').at(-1);
 
 describe('round trips to PostgreSQL per write', () => {
-  it('of a create with an Idempotency-Key and a first revision: 4 (BEGIN, the key, the name, the rows and the answer with COMMIT)', async () => {
+  it('of a create with an Idempotency-Key and a first revision: 3 (BEGIN with the key, the name, the rows and the answer with COMMIT)', async () => {
     const trips = await roundTripsOf(() => send('POST', '/v2/deployments', createBody(`counted-${randomUUID().slice(0, 8)}`), randomUUID()), 201);
-    expect([trips[0], lastStatementOf(trips.at(-1))], trips.join('\n')).toEqual(['begin', 'commit']);
-    expect(trips.length, trips.join('\n')).toBeLessThanOrEqual(4);
+    expect([trips[0]?.split(' + ')[0], lastStatementOf(trips.at(-1))], trips.join('\n')).toEqual(['begin', 'commit']);
+    expect(trips.length, trips.join('\n')).toBeLessThanOrEqual(3);
   });
 
-  it('of a PATCH that makes a revision, with an Idempotency-Key: 4 (BEGIN, the key, the row with its lists, the writes and the answer with COMMIT)', async () => {
+  it('of a PATCH that makes a revision, with an Idempotency-Key: 3 (BEGIN with the key, the row with its lists, the writes and the answer with COMMIT)', async () => {
     const { json } = await send('POST', '/v2/deployments', createBody(`patched-${randomUUID().slice(0, 8)}`));
     const trips = await roundTripsOf(() => send('PATCH', `/v2/deployments/${json.id}`, { source_revision_config: { image_uri: 'registry.example.com/x:2' } }, randomUUID()), 200);
-    expect([trips[0], lastStatementOf(trips.at(-1))], trips.join('\n')).toEqual(['begin', 'commit']);
-    expect(trips.length, trips.join('\n')).toBeLessThanOrEqual(4);
+    expect([trips[0]?.split(' + ')[0], lastStatementOf(trips.at(-1))], trips.join('\n')).toEqual(['begin', 'commit']);
+    expect(trips.length, trips.join('\n')).toBeLessThanOrEqual(3);
   });
 });

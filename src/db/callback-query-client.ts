@@ -37,6 +37,9 @@ const closeConnection = (client: pg.Client) => (client as unknown as { connectio
  */
 export const SENT_WITH_NEXT = '/* sent with the next statement */ ';
 
+/** A transaction's start: its reply says nothing, so it always goes with the transaction's first statement. */
+const TRANSACTION_START = /^\s*(begin|start transaction)\b/i;
+
 /** The statements each client holds for its next one. */
 const waiting = new WeakMap<pg.Client, string[]>();
 
@@ -58,15 +61,21 @@ function queryWithCallback(this: CallbackQueryClient, config: unknown, values?: 
   const done = (typeof values === 'function' ? values : callback ?? (config as { callback?: unknown } | null)?.callback) as Callback | undefined;
   const parameters = typeof values === 'function' ? undefined : values;
   const text = simpleText(config, parameters);
-  if (text?.startsWith(SENT_WITH_NEXT)) {
-    if (held) held.push(text.slice(SENT_WITH_NEXT.length));
-    else waiting.set(this, [text.slice(SENT_WITH_NEXT.length)]);
+  const waits = text === undefined ? undefined : text.startsWith(SENT_WITH_NEXT) ? text.slice(SENT_WITH_NEXT.length) : TRANSACTION_START.test(text) ? text : undefined;
+  if (waits !== undefined) {
+    if (held) held.push(waits);
+    else waiting.set(this, [waits]);
     if (done) return void queueMicrotask(() => done(null, NOTHING_YET));
     return Promise.resolve(NOTHING_YET);
   }
   if (held) {
     waiting.delete(this);
-    // A rollback undoes what waits: it need not run.
+    // A rollback undoes what waits: it need not run; nor the rollback itself when its BEGIN still waits (the
+    // server has no transaction to roll back).
+    if (/^\s*rollback\b/i.test(text ?? '') && TRANSACTION_START.test(held[0]!)) {
+      if (done) return void queueMicrotask(() => done(null, NOTHING_YET));
+      return Promise.resolve(NOTHING_YET);
+    }
     if (!/^\s*rollback\b/i.test(text ?? '')) {
       if (text !== undefined) return sendNow.call(this, [...held, text].join(';\n'), undefined, done, true);
       // A statement with parameters is sent with the extended protocol, one statement a message: what waits goes first.
