@@ -215,7 +215,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
   const store = services.sourceArchives?.store;
   const objects = store instanceof EmbeddedObjectStore ? new EmbeddedObjectRequests(store) : undefined;
   // The registry's realm, when this service is its token server: the push token is its credential, not an API key.
-  const registryTokens = services.registry && new RegistryTokenRequests(services.registry, () => services.orm.em.fork());
+  const registryTokens = services.registry && new RegistryTokenRequests(services.registry, () => services.orm.em.fork(), services.rateLimiter);
   const handler = createRequestHandler({
     yoga: (req, res, serverContext) => yoga(req, res, serverContext), logger, metrics, maxBodyBytes, graphqlEndpoint: GRAPHQL_PATH, inFlight, tracing: options.tracing, runner, objects: [objects, registryTokens],
   });

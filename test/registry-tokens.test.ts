@@ -2,12 +2,13 @@
 // test/scale/registry.test.ts): the REGISTRY_* configuration, the scope and reference rules, push-token through
 // both doors, and the token server's answers, whose JWTs are checked here with the public key as a registry
 // checks them.
-import { createHash, createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, randomUUID, verify } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
+import { AUTH_FAILURES_PER_MINUTE, RateLimiter } from '../src/limits/rate-limiter.ts';
 import { ContainerRegistry } from '../src/modules/registry/container-registry.ts';
 import { hashOf } from '../src/modules/registry/push-tokens.ts';
 import { libtrustKeyId } from '../src/modules/registry/registry-token.ts';
@@ -164,6 +165,21 @@ describe('push-token and the token server, on a real database', () => {
     expect((await tokenServer(token, [])).status).toBe(200);
     expect((await call('DELETE', `/v2/deployments/${id}`)).status).toBe(204);
     expect((await tokenServer(token, [])).status).toBe(401);
+  });
+
+  it('counts refused push tokens against the address\'s budget of failed authentications (429 past it)', async () => {
+    const limited = await startApp(fixture.db.orm, fixture.cipher, undefined, { registry, rateLimiter: new RateLimiter({ perMinute: 1000, keyPrefix: `registry-${randomUUID()}` }) });
+    try {
+      const guess = () => fetch(`${limited.url}/registry/token?service=${SERVICE}`, { headers: { authorization: `Basic ${Buffer.from('oauth2accesstoken:dpt_guess').toString('base64')}` } });
+      const statuses = [];
+      for (let i = 0; i <= AUTH_FAILURES_PER_MINUTE; i++) statuses.push((await guess()).status);
+      expect(statuses.slice(0, AUTH_FAILURES_PER_MINUTE).every((status) => status === 401)).toBe(true);
+      const refused = await guess();
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('answers the original\'s refusals: other sources 400, another tenant\'s 404, a key that may not write 403, no registry 501', async () => {

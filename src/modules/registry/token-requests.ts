@@ -2,9 +2,11 @@
 // token>`, as a Docker client, skopeo or the registry token specification sends it. Served before any API-key
 // authentication (http/request-handler.ts): the push token is the credential. Answers `{token, access_token,
 // expires_in, issued_at}`, the JWT granting what container-registry.ts allows; 401 for a push token that is not
-// good (unknown, expired, its deployment deleted, its key revoked). Errors in the registry API's shape.
+// good (unknown, expired, its deployment deleted, its key revoked), 429 once an address has failed too often
+// (the API keys' budget of failed authentications). Errors in the registry API's shape.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { RateLimitExceeded, type RateLimiter } from '../../limits/rate-limiter.ts';
 import type { ContainerRegistry } from './container-registry.ts';
 import { parseScopes } from './repositories.ts';
 
@@ -33,10 +35,13 @@ export class RegistryTokenRequests {
   readonly route = TOKEN_PATH;
   readonly #registry: ContainerRegistry;
   readonly #em: () => EntityManager;
+  readonly #rateLimiter: RateLimiter | undefined;
 
-  constructor(registry: ContainerRegistry, em: () => EntityManager) {
+  /** `rateLimiter`: a refused push token counts against its address's budget of failed authentications, as a wrong API key does. */
+  constructor(registry: ContainerRegistry, em: () => EntityManager, rateLimiter?: RateLimiter) {
     this.#registry = registry;
     this.#em = em;
+    this.#rateLimiter = rateLimiter;
   }
 
   owns(url: string): boolean {
@@ -57,6 +62,12 @@ export class RegistryTokenRequests {
     const pushToken = pushTokenOf(req.headers.authorization);
     const granted = pushToken === undefined ? undefined : await this.#registry.accessToken(this.#em(), pushToken, parseScopes(query.getAll('scope')));
     if (!granted) {
+      try {
+        await this.#rateLimiter?.recordAuthFailure(req.socket.remoteAddress ?? 'unknown');
+      } catch (error) {
+        if (!(error instanceof RateLimitExceeded)) throw error;
+        return answer(res, 429, refusal('TOOMANYREQUESTS', error.message), { 'retry-after': String(error.state.resetSeconds) });
+      }
       return answer(res, 401, refusal('UNAUTHORIZED', `Log in as ${TOKEN_USER} with a push token that is good: POST /v2/deployments/{deployment_id}/push-token issues one`), {
         'www-authenticate': 'Basic realm="deployments-gateway registry tokens"',
       });
