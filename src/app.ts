@@ -53,6 +53,7 @@ import { DeploymentChangeFeed } from './modules/deployments/live/deployment-chan
 import { ApiKeySchema } from './modules/tenancy/api-key.entity.ts';
 import { EmbeddedObjectStore } from './modules/storage/embedded-object-store.ts';
 import { EmbeddedObjectRequests } from './modules/storage/embedded-object-requests.ts';
+import { RegistryTokenRequests } from './modules/registry/token-requests.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -213,8 +214,10 @@ export function createApp(services: AppServices, options: AppOptions = {}): App 
   // The built-in object store's signed URLs are this service's own (an S3 store's are the store's).
   const store = services.sourceArchives?.store;
   const objects = store instanceof EmbeddedObjectStore ? new EmbeddedObjectRequests(store) : undefined;
+  // The registry's realm, when this service is its token server: the push token is its credential, not an API key.
+  const registryTokens = services.registry && new RegistryTokenRequests(services.registry, () => services.orm.em.fork(), services.rateLimiter);
   const handler = createRequestHandler({
-    yoga: (req, res, serverContext) => yoga(req, res, serverContext), logger, metrics, maxBodyBytes, graphqlEndpoint: GRAPHQL_PATH, inFlight, tracing: options.tracing, runner, objects,
+    yoga: (req, res, serverContext) => yoga(req, res, serverContext), logger, metrics, maxBodyBytes, graphqlEndpoint: GRAPHQL_PATH, inFlight, tracing: options.tracing, runner, objects: [objects, registryTokens],
   });
 
   function operationRunner(): OperationRunner {

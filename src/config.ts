@@ -1,6 +1,7 @@
 // Environment, parsed and validated once. Everything else receives a typed Config and never reads
 // process.env itself, so a bad value is reported at start-up, not on the first request that needs it.
-import { existsSync, statSync } from 'node:fs';
+import { createPrivateKey } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,6 +72,22 @@ export interface Config {
   publicUrl: string | undefined;
   /** Where source archives are kept: the built-in store under `dataDir/objects`, or an S3-compatible store (S3_*). */
   objectStorage: { kind: 'embedded' } | ({ kind: 's3' } & S3Settings);
+  /** The container registry this service is the token server of (REGISTRY_*); unset: push-token answers 501. */
+  registry: RegistrySettings | undefined;
+}
+
+/** A Docker distribution registry with token authentication (REGISTRY_* variables; docs/operations.md#image-pushes). */
+export interface RegistrySettings {
+  /** The registry's address as clients and this service reach it (REGISTRY_URL), an origin: `https://registry.example.com`. */
+  url: string;
+  /** The first path segments of every repository this service grants (REGISTRY_REPOSITORY_PREFIX). */
+  repositoryPrefix: string;
+  /** The registry's `auth.token.service`, the tokens' audience (REGISTRY_SERVICE); default: REGISTRY_URL's host. */
+  service: string;
+  /** The registry's `auth.token.issuer`, the tokens' `iss` (REGISTRY_TOKEN_ISSUER). */
+  issuer: string;
+  /** The PEM of the private key that signs the tokens (REGISTRY_SIGNING_KEY: the PEM itself, or a file holding it). */
+  signingKeyPem: string;
 }
 
 /** An S3-compatible object store (S3_* variables; docs/operations.md#source-archives). */
@@ -237,6 +254,43 @@ function parseObjectStorage(env: Env): Config['objectStorage'] {
   };
 }
 
+/** A repository prefix: lowercase path components as the distribution registry accepts them. */
+const REPOSITORY_PREFIX = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/;
+
+/** REGISTRY_URL turns the token server on; the signing key is then required. A key in a file is read here, once. */
+function parseRegistry(env: Env): Config['registry'] {
+  const url = parseOrigin(env, 'REGISTRY_URL');
+  const others = ['REGISTRY_SIGNING_KEY', 'REGISTRY_REPOSITORY_PREFIX', 'REGISTRY_SERVICE', 'REGISTRY_TOKEN_ISSUER'] as const;
+  if (url === undefined) {
+    const stray = others.find((name) => read(env, name) !== undefined);
+    if (stray) throw new ConfigError(stray, 'is used with REGISTRY_URL, which is not set (without it, push-token answers 501)');
+    return undefined;
+  }
+  const key = read(env, 'REGISTRY_SIGNING_KEY');
+  if (key === undefined) throw new ConfigError('REGISTRY_SIGNING_KEY', 'is required with REGISTRY_URL: the PEM private key (RSA, or EC P-256) that signs registry tokens, or the path of a file holding it');
+  // A PEM in one line of an env file has its line breaks written as `\n`.
+  let pem = key.replaceAll('\\n', '\n');
+  if (!pem.startsWith('-----BEGIN')) {
+    const file = path.resolve(PROJECT_ROOT, key);
+    if (!existsSync(file)) throw new ConfigError('REGISTRY_SIGNING_KEY', `is neither a PEM key nor a file that exists (${file})`);
+    pem = readFileSync(file, 'utf8');
+  }
+  try {
+    const parsed = createPrivateKey(pem);
+    const curve = parsed.asymmetricKeyDetails?.namedCurve;
+    if (parsed.asymmetricKeyType !== 'rsa' && !(parsed.asymmetricKeyType === 'ec' && curve === 'prime256v1')) throw new Error(`a ${parsed.asymmetricKeyType} key`);
+  } catch (error) {
+    throw new ConfigError('REGISTRY_SIGNING_KEY', `must be an RSA or EC P-256 private key in PEM (${(error as Error).message})`);
+  }
+  const prefix = read(env, 'REGISTRY_REPOSITORY_PREFIX') ?? 'deployments';
+  if (!REPOSITORY_PREFIX.test(prefix)) throw new ConfigError('REGISTRY_REPOSITORY_PREFIX', `must be lowercase repository path components such as deployments or apps/prod (got "${prefix}")`);
+  return {
+    url, repositoryPrefix: prefix, signingKeyPem: pem,
+    service: read(env, 'REGISTRY_SERVICE') ?? new URL(url).host,
+    issuer: read(env, 'REGISTRY_TOKEN_ISSUER') ?? 'deployments-gateway',
+  };
+}
+
 function parseLogLevel(env: Env, name: string): LogLevel {
   const raw = read(env, name)?.toLowerCase() ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(raw)) throw new ConfigError(name, `must be one of ${LOG_LEVELS.join(', ')} (got "${raw}")`);
@@ -397,5 +451,6 @@ export function loadConfig(env: Env = process.env): Config {
     tracing: parseTracing(env),
     publicUrl: parseOrigin(env, 'PUBLIC_URL'),
     objectStorage: parseObjectStorage(env),
+    registry: parseRegistry(env),
   };
 }

@@ -34,6 +34,7 @@ import { RateLimiter } from './limits/rate-limiter.ts';
 import { drainServer } from './http/graceful-shutdown.ts';
 import { leaseSweepIntervalMs, startLeaseSweeps } from './modules/revisions/lifecycle/lease-expiry.ts';
 import { SourceArchives } from './modules/storage/source-archives.ts';
+import { ContainerRegistry } from './modules/registry/container-registry.ts';
 import { listeningOrigin, openObjectStore } from './modules/storage/open-object-store.ts';
 import { startSourceArchiveSweeps } from './modules/storage/source-archive-sweep.ts';
 import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
@@ -102,6 +103,7 @@ async function serve(config: Config, services: Services, worker: WorkerBrief | u
     : database.mode === 'embedded' && config.seedDemoData ? await ensureDemoData(database.orm, cipher, config.dataDir) : undefined;
   const app = createApp({
     orm: database.orm, cipher, apiKeys, decryptedValues, rateLimiter, notifications, replicas, revisionLeaseSeconds: config.revisionLeaseSeconds, sourceArchives,
+    registry: config.registry && new ContainerRegistry(config.registry),
     demoKeyFile: demo && 'key' in demo ? path.join(config.dataDir, DEMO_KEY_FILE) : undefined,
   }, {
     demoApiKey: demo && 'key' in demo ? demo.key : undefined,

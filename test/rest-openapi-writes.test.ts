@@ -2,13 +2,15 @@
 // (with an example that works as it is, which Swagger UI's "Try it out" starts with), the headers of its
 // success, and every answer it gives; and every one of those answers, produced for real, conforms to the schema
 // the document declares for it. Only 500 is left out: nothing a client sends produces it.
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../src/modules/idempotency/idempotency-key.ts';
 import { hashApiKey } from '../src/modules/tenancy/api-key-secret.ts';
+import { ContainerRegistry } from '../src/modules/registry/container-registry.ts';
 import { startFixtureApp, type FixtureApp } from './support/fixture-app.ts';
+import { startApp, type RunningApp } from './support/app-server.ts';
 import { holdLock } from './support/parked-writes.ts';
 import { ACME, ACME_DEPLOYMENT, GLOBEX_DEPLOYMENT } from './support/fixtures.ts';
 import {
@@ -31,11 +33,14 @@ interface Call {
   body?: string | Buffer;
   headers?: Record<string, string>;
   status: number;
+  /** Another app on the same database (one with a registry); default: the fixture's. */
+  app?: string;
 }
 
 describe('REST writes in the OpenAPI document', () => {
   let fixture: FixtureApp<'writer' | 'masked' | 'reader'>;
   let conformance: Awaited<ReturnType<typeof openApiConformance>>;
+  let withRegistry: RunningApp;
   const seen = new Set<string>();
 
   beforeAll(async () => {
@@ -45,8 +50,17 @@ describe('REST writes in the OpenAPI document', () => {
       reader: { tenants: [ACME], mayReadSecrets: true },
     });
     conformance = await openApiConformance(fixture.app.url);
+    // push-token's 200 needs a registry to issue for; nothing here asks the registry anything.
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    withRegistry = await startApp(fixture.db.orm, fixture.cipher, undefined, {
+      registry: new ContainerRegistry({
+        url: 'http://registry.invalid:5000', repositoryPrefix: 'deployments', service: 'registry.invalid:5000', issuer: 'test',
+        signingKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+      }),
+    });
   });
   afterAll(async () => {
+    await withRegistry?.close();
     await fixture?.close();
   });
 
@@ -54,7 +68,7 @@ describe('REST writes in the OpenAPI document', () => {
 
   /** Sends the call, checks its status and that its body conforms; the answer. */
   async function send(call: Call) {
-    const response = await fetch(`${fixture.app.url}${call.path}`, {
+    const response = await fetch(`${call.app ?? fixture.app.url}${call.path}`, {
       method: call.method.toUpperCase(),
       headers: { 'x-api-key': fixture.keys.writer, ...(call.body !== undefined && { 'content-type': 'application/json' }), ...call.headers },
       body: call.body as BodyInit | undefined,
@@ -205,8 +219,10 @@ describe('REST writes in the OpenAPI document', () => {
     await send({ ...base, headers: { 'x-api-key': '' }, status: 401 });
   });
 
-  it('POST …/push-token: 501 (400 off internal_docker), and every refusal; …/upload-url: 200 (400 off the internal sources), and every refusal', async () => {
+  it('POST …/push-token: 200 with a registry, 501 without (400 off internal_docker), and every refusal; …/upload-url: 200 (400 off the internal sources), and every refusal', async () => {
     const docker = (await send({ method: 'post', template: DEPLOYMENTS, path: DEPLOYMENTS, body: create('helpers'), status: 201 })).body.id;
+    const issued = await send({ method: 'post', template: PUSH_TOKEN, path: PUSH_TOKEN.replace('{deployment_id}', docker), status: 200, app: withRegistry.url });
+    expect(issued.body.registry_url).toBe(`registry.invalid:5000/deployments/${ACME}/${docker}`);
     for (const [template, status] of [[PUSH_TOKEN, 501], [UPLOAD_URL, 200]] as const) {
       const path = (id: string) => template.replace('{deployment_id}', id);
       await send({ method: 'post', template, path: path(docker), status });

@@ -14,6 +14,7 @@ import type { DatabaseNotifications } from '../db/database-notifications.ts';
 import type { DeploymentChangeFeed } from '../modules/deployments/live/deployment-change-feed.ts';
 import type { ReadReplicas, ReadTarget } from '../db/read-replicas.ts';
 import type { SourceArchives } from '../modules/storage/source-archives.ts';
+import type { ContainerRegistry } from '../modules/registry/container-registry.ts';
 import type { OperationTransaction } from '../modules/idempotency/keyed-write.ts';
 import { RequestLoaders } from './loaders.ts';
 import { tenantRequired } from './errors.ts';
@@ -39,6 +40,8 @@ export interface AppServices {
   revisionLeaseSeconds?: number;
   /** Source archives and the object store holding them; none: no upload URLs, and no source_tarball_path is accepted. */
   sourceArchives?: SourceArchives;
+  /** The container registry this service is the token server of (REGISTRY_*); none: push-token answers 501. */
+  registry?: ContainerRegistry;
   /** In demo mode, the file that keeps the demo key: GraphQL's answer to a missing or wrong key names it. */
   demoKeyFile?: string;
 }
@@ -64,6 +67,7 @@ export interface GraphQLContext {
   revisionLeaseSeconds: number;
   cipher: SecretCipher;
   sourceArchives: SourceArchives | undefined;
+  registry: ContainerRegistry | undefined;
   /** What decrypts secret values for this caller; null: it may not see them. */
   revealer: SecretRevealer | null;
   reportUnreadableSecret: (error: SecretDecryptionError) => void;
@@ -111,6 +115,7 @@ function contextOn({ orm, replica }: ReadTarget, principal: Principal, services:
     revisionLeaseSeconds: services.revisionLeaseSeconds ?? DEFAULT_REVISION_LEASE_SECONDS,
     cipher: services.cipher,
     sourceArchives: services.sourceArchives,
+    registry: services.registry,
     revealer,
     reportUnreadableSecret: services.reportUnreadableSecret ?? (() => {}),
     deploymentChanges: services.deploymentChanges,

@@ -16,5 +16,6 @@ import '../modules/revisions/lifecycle/data-plane-mutations.graphql.ts';
 import '../modules/revisions/lifecycle/revision-updated.graphql.ts';
 import '../modules/revisions/lifecycle/revision-log-lines.graphql.ts';
 import '../modules/storage/source-archive.graphql.ts';
+import '../modules/registry/push-token.graphql.ts';
 
 export const schema = builder.toSchema();

@@ -21,7 +21,8 @@ type NodeListener = (req: IncomingMessage, res: ServerResponse) => unknown;
 
 /**
  * Requests served before their body is read, and not as API requests (no key, no JSON body limit): the built-in
- * object store's signed URLs (modules/storage/embedded-object-requests.ts).
+ * object store's signed URLs (modules/storage/embedded-object-requests.ts), the registry's token server
+ * (modules/registry/token-requests.ts).
  */
 export interface ObjectRequests {
   /** The route in logs and metrics. */
@@ -48,8 +49,8 @@ export interface RequestHandlerOptions {
   tracing?: Tracing;
   /** Serves what it accepts of the requests; none: Yoga serves everything (the reference the tests compare it with). */
   runner?: OperationRunner;
-  /** The object store's URLs, when the service serves them itself. */
-  objects?: ObjectRequests;
+  /** The object store's URLs, when the service serves them itself, and the registry's token server: the first that owns a request serves it. */
+  objects?: ObjectRequests | readonly (ObjectRequests | undefined)[];
   /** How long a request may take to arrive after its headers; default REQUEST_DEADLINE_MS. */
   requestDeadlineMs?: number;
 }
@@ -116,6 +117,7 @@ function writeAnswer(res: ServerResponse, { status, statusText, headers, body }:
 export function createRequestHandler(options: RequestHandlerOptions): NodeListener {
   const { yoga, logger, metrics, maxBodyBytes, graphqlEndpoint, inFlight, tracing, runner } = options;
   const logRequest = accessLog(logger);
+  const outside = [options.objects].flat().filter((owner) => owner !== undefined);
   const graphqlByGet = `${graphqlEndpoint}?`;
   return (req, res) => {
     const scope: RequestScope = { requestId: requestIdFrom(req.headers['x-request-id']), clientAddress: req.socket.remoteAddress };
@@ -124,7 +126,7 @@ export function createRequestHandler(options: RequestHandlerOptions): NodeListen
     // Once draining, every answer tells keep-alive clients to reconnect (to another replica).
     if (inFlight.draining) res.setHeader('connection', 'close');
     inFlight.begin();
-    const objects = options.objects?.owns(req.url ?? '/') ? options.objects : undefined;
+    const objects = outside.find((owner) => owner.owns(req.url ?? '/'));
     // The whole request must have arrived by then (a GET without a body has, with its headers).
     const deadline = setTimeout(() => {
       if (!req.complete) timedOut(req, res);

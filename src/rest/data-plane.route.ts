@@ -43,9 +43,15 @@ const LEASE_LOST = 'The lease sent is not the revision\'s (it lapsed, or another
 const LEASE_CONFLICT = `${LEASE_LOST}, `
   + 'or the status cannot follow the revision\'s (the message names both; out of a final status it says the revision has ended: only the final report sent again is answered, `applied: false`).';
 
-const leaseOf = (lease: Record<string, string | null>) => ({
+interface ImagePull { token: string; registry: string; repository: string; reference: string; expiresAt: string }
+
+const leaseOf = (lease: Record<string, string | null> & { imagePull: ImagePull | null }) => ({
   revision_id: lease.revisionId, deployment_id: lease.deploymentId, tenant_id: lease.tenantId, lease_id: lease.leaseId, lease_expires_at: lease.expiresAt,
   source_archive_url: lease.sourceArchiveUrl,
+  image_pull: lease.imagePull && {
+    token: lease.imagePull.token, registry: lease.imagePull.registry, repository: lease.imagePull.repository, reference: lease.imagePull.reference,
+    expires_at: lease.imagePull.expiresAt,
+  },
 });
 
 export const claimRevisionsRoute: RestRoute = {
@@ -57,17 +63,20 @@ export const claimRevisionsRoute: RestRoute = {
   description: 'Claims up to `limit` queued revisions of the key\'s tenants, oldest first, each now AWAITING_BUILD under a lease of the caller\'s. '
     + 'Each revision goes to one claim only, also when several data planes claim at once; a deployment rolls out one revision at a time. '
     + 'Read what to build with `GET /v2/deployments/{deployment_id}` (X-Tenant-Id: `tenant_id` for a key of several tenants); '
-    + 'an internal_source revision\'s archive downloads from `source_archive_url` with a plain GET (signed, valid 30 to 60 minutes).',
+    + 'an internal_source revision\'s archive downloads from `source_archive_url` with a plain GET (signed, valid 30 to 60 minutes); '
+    + 'an image pushed to this service\'s registry for the deployment pulls with `image_pull.token` (pull only, that repository only, 30 minutes).',
   tag: 'data plane',
   parameters: [],
   body: checkClaim,
   bodySchema: 'ClaimRequest',
   bodyExample: { limit: 1 },
   document: `mutation DataPlaneClaim($input: ClaimRevisionsInput!) {
-  claimRevisions(input: $input) { leases { revisionId deploymentId tenantId leaseId expiresAt sourceArchiveUrl } }
+  claimRevisions(input: $input) {
+    leases { revisionId deploymentId tenantId leaseId expiresAt sourceArchiveUrl imagePull { token registry repository reference expiresAt } }
+  }
 }`,
   variables: ({ body }) => ({ input: { limit: (body as { limit?: number | null }).limit ?? 1 } }),
-  respond: (data) => ({ status: 200, body: { leases: (data.claimRevisions.leases as Record<string, string | null>[]).map(leaseOf) } }),
+  respond: (data) => ({ status: 200, body: { leases: (data.claimRevisions.leases as Parameters<typeof leaseOf>[0][]).map(leaseOf) } }),
   responseSchema: dataPlaneResponseSchema('Claims'),
 };
 

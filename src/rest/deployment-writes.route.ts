@@ -180,28 +180,39 @@ export const redeployRevisionRoute: RestRoute = {
 
 
 
-/** The original's local-build helper, which needs a container registry this service does not run. */
-const helperRoute = (suffix: 'push-token', summary: string, refusal: (source: string) => { status: number; body: unknown }): RestRoute => ({
-  path: `/v2/deployments/{deployment_id}/${suffix}`,
+export const pushTokenRoute: RestRoute = {
+  path: '/v2/deployments/{deployment_id}/push-token',
   method: 'POST',
   write: true,
-  operationId: `${suffix.replace('-', '_')}_v2_deployments__deployment_id__${suffix.replace('-', '_')}_post`,
-  summary,
-  description: `Not available here (501): ${(refusal('internal_docker').body as { detail: string }).detail}`,
+  operationId: 'push_token_v2_deployments__deployment_id__push_token_post',
+  summary: 'Push Token',
+  description: 'A password for this service\'s container registry (user `oauth2accesstoken`), and the `registry_url` to push under: '
+    + '`<registry_url>/<name>:<tag>`, then PATCH `source_revision_config.image_uri` as `<registry_url>/<name>@sha256:<digest>`. '
+    + 'It grants push and pull on the deployment\'s repository and below, nothing else, for an hour (`expires_at`), '
+    + 'until the deployment is deleted or the key that asked for it is revoked. For internal_docker deployments; '
+    + '501 when the service is configured with no registry (REGISTRY_URL).',
   tag: 'deployments',
   parameters: [deploymentIdParameter],
-  document: `query LegacyBuildHelperPushToken($id: ID!) { deployment(id: $id) { source } }`,
-  variables: ({ values }) => ({ id: values.deployment_id }),
-  respond: (data, { values }) => (data.deployment ? refusal(String(data.deployment.source).toLowerCase()) : deploymentNotFound(values.deployment_id)),
-  successStatus: 501,
-  otherResponses: { 400: { description: 'The deployment\'s source is not internal_docker (the CLI matches this text).' } },
-  responseSchema: { $ref: '#/components/schemas/HTTPError' },
+  document: `mutation LegacyPushToken($input: CreatePushTokenInput!) {
+  createPushToken(input: $input) {
+    ${REFUSED}
+    ... on CreatePushTokenPayload { token registryUrl expiresAt }
+  }
+}`,
+  variables: ({ values }) => ({ input: { deploymentId: values.deployment_id } }),
+  respond: (data) => {
+    const result = data.createPushToken;
+    if (result.__typename === 'PushTokensUnavailableError') return { status: 400, body: { detail: result.message } };
+    if (result.__typename === 'RegistryNotConfiguredError') return { status: 501, body: { detail: result.message } };
+    return refusalAnswer(result) ?? { status: 200, body: { token: result.token, registry_url: result.registryUrl, expires_at: result.expiresAt } };
+  },
+  otherResponses: {
+    400: { description: 'The deployment\'s source is not internal_docker: `Push tokens are only available for \'internal_docker\' source deployments.` (the CLI matches this text).' },
+    501: { description: 'The service is configured with no container registry: `This service runs no container registry, so it issues no push tokens: …`.' },
+  },
+  responseSchema: legacyResponseSchema('PushToken'),
   notFound: DEPLOYMENT_NOT_FOUND,
-});
-
-export const pushTokenRoute = helperRoute('push-token', 'Push Token', (source) => (source === 'internal_docker'
-  ? { status: 501, body: { detail: 'This service runs no container registry, so it issues no push tokens: push the image to a registry of yours and deploy it with PATCH /v2/deployments/{deployment_id} and source_revision_config.image_uri.' } }
-  : { status: 400, body: { detail: 'Push tokens are only available for \'internal_docker\' source deployments.' } }));
+};
 
 export const uploadUrlRoute: RestRoute = {
   path: '/v2/deployments/{deployment_id}/upload-url',

@@ -32,6 +32,7 @@ const zodBodies = {
   Installation: installationRecordSchema,
   InstallationList: z.array(installationRecordSchema),
   SourceUpload: z.strictObject({ upload_url: z.string(), object_path: z.string(), expires_at: timestamp }),
+  PushToken: z.strictObject({ token: z.string(), registry_url: z.string(), expires_at: timestamp }),
   BulkDeletion: z.strictObject({
     deleted_ids: z.array(uuid),
     failed: z.array(z.strictObject({ deployment_id: z.string(), status: z.number().int(), detail: z.string() })),
@@ -48,6 +49,7 @@ const dataPlaneBodies = {
   Claims: z.strictObject({
     leases: z.array(z.strictObject({
       revision_id: uuid, deployment_id: uuid, tenant_id: uuid, lease_id: uuid, lease_expires_at: timestamp, source_archive_url: z.string().nullable(),
+      image_pull: z.strictObject({ token: z.string(), registry: z.string(), repository: z.string(), reference: z.string(), expires_at: timestamp }).nullable(),
     })),
   }),
   StatusReported: z.strictObject({ revision_id: uuid, status: z.enum(REVISION_STATUSES), applied: z.boolean(), lease_expires_at: leaseExpiry }),

@@ -14,6 +14,7 @@ import type { DecryptedValuesCache } from '../../src/modules/secrets/decrypted-v
 import { SourceArchives, type SourceArchiveLimits } from '../../src/modules/storage/source-archives.ts';
 import { openObjectStore } from '../../src/modules/storage/open-object-store.ts';
 import type { ObjectStore } from '../../src/modules/storage/object-store.ts';
+import type { ContainerRegistry } from '../../src/modules/registry/container-registry.ts';
 
 export interface RunningApp {
   url: string;
@@ -41,6 +42,8 @@ export interface AppSetup {
   objectStore?: ObjectStore;
   /** Shorter lifetimes or a smaller size limit of source uploads than the service's. */
   sourceArchiveLimits?: Partial<SourceArchiveLimits>;
+  /** The container registry the app is the token server of; none: push-token answers 501. */
+  registry?: ContainerRegistry;
   /** Demo mode's key file, which GraphQL's answer to a missing or wrong key names. */
   demoKeyFile?: string;
 }
@@ -52,7 +55,7 @@ export async function startApp(orm: AppOrm, cipher: SecretCipher, apiKeys?: ApiK
   const sourceArchives = new SourceArchives(store, setup.sourceArchiveLimits);
   const app = createApp({
     orm, cipher, apiKeys, rateLimiter: setup.rateLimiter, notifications: setup.notifications, decryptedValues: setup.decryptedValues, replicas: setup.replicas, revisionLeaseSeconds: setup.revisionLeaseSeconds,
-    sourceArchives, demoKeyFile: setup.demoKeyFile,
+    sourceArchives, registry: setup.registry, demoKeyFile: setup.demoKeyFile,
   }, setup.options);
   const { server } = app;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

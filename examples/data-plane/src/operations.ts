@@ -4,6 +4,8 @@
 // (test/example-data-plane.test.ts) validates these documents against the gateway's schema, so a schema change
 // that breaks them fails CI before a data plane finds out.
 
+import type { ImagePull } from './registry-image.ts';
+
 /** A revision status, as the schema's `RevisionStatus` enum spells it. */
 export type RevisionStatus =
   | 'CREATING' | 'QUEUED' | 'AWAITING_BUILD' | 'BUILDING' | 'AWAITING_DEPLOY' | 'DEPLOYING' | 'CREATE_FAILED'
@@ -11,7 +13,9 @@ export type RevisionStatus =
 
 /** Takes up to `limit` queued revisions, oldest first; each comes back AWAITING_BUILD under a lease of ours. */
 export const CLAIM_REVISIONS = `mutation ClaimRevisions($input: ClaimRevisionsInput!) {
-  claimRevisions(input: $input) { leases { leaseId expiresAt tenantId revisionId deploymentId sourceArchiveUrl } }
+  claimRevisions(input: $input) {
+    leases { leaseId expiresAt tenantId revisionId deploymentId sourceArchiveUrl imagePull { token registry repository reference expiresAt } }
+  }
 }`;
 
 export interface RevisionLease {
@@ -23,6 +27,8 @@ export interface RevisionLease {
   deploymentId: string;
   /** A remote build's (internal_source) archive: a signed URL to GET without a key; null for other sources. */
   sourceArchiveUrl: string | null;
+  /** An image pushed to the gateway's registry: a pull-only token for it; null for other images and sources. */
+  imagePull: ImagePull | null;
 }
 
 export interface ClaimRevisionsResult {

@@ -16,6 +16,7 @@ import {
   type ReportRevisionStatusResult, type RevisionLease, type RevisionSourceResult, type RevisionStatus,
 } from './operations.ts';
 import { inspectSourceArchive, type SourceInspection } from './source-archive.ts';
+import { inspectRegistryImage, type ImagePull } from './registry-image.ts';
 
 /** Revisions walked at once (a real data plane: its free builders). */
 const CAPACITY = 4;
@@ -105,16 +106,11 @@ class RevisionWalk {
       await this.#pause();
       await this.#report('BUILDING');
       await this.#append('BUILD', BUILD_LOG_START(this.#lease));
-      if (this.#lease.sourceArchiveUrl) {
-        // A remote build: the source is real, so is what is said about it; a source that cannot be built ends here.
-        const { lines, failure } = await this.#renewingWhile(this.#inspectSource(this.#lease.sourceArchiveUrl));
-        await this.#append('BUILD', [...lines, ...(failure ? [`BUILD_FAILED: ${failure}`] : [])].map((line) => `[simulator] ${line}`),
-          [...lines.map(() => 'info'), 'ERROR']);
-        if (failure) {
-          await this.#report('BUILD_FAILED', { message: `${failure}. ${SAYS}` });
-          return;
-        }
-      }
+      // A remote build's source, or a local build's pushed image: real, so is what is said about it; one that
+      // cannot be built or pulled ends the revision here.
+      const inspection = this.#lease.sourceArchiveUrl ? this.#inspectSource(this.#lease.sourceArchiveUrl)
+        : this.#lease.imagePull ? this.#inspectImage(this.#lease.imagePull) : undefined;
+      if (inspection && !(await this.#tellInspection(await this.#renewingWhile(inspection)))) return;
       await this.#pause();
       await this.#append('BUILD', BUILD_LOG_END());
       await this.#report('AWAITING_DEPLOY');
@@ -161,6 +157,21 @@ class RevisionWalk {
     // A download cut short by the second signal is no failure of the source: leave the revision as it is.
     if (this.#abandon.aborted) throw new Abandoned();
     return inspection;
+  }
+
+  /** Reads the image's manifest from the gateway's registry with the lease's pull-only token. */
+  async #inspectImage(pull: ImagePull): Promise<SourceInspection> {
+    const inspection = await inspectRegistryImage(pull, this.#abandon);
+    if (this.#abandon.aborted) throw new Abandoned();
+    return inspection;
+  }
+
+  /** The inspection's lines in the build log; false (and BUILD_FAILED) when it found a failure. */
+  async #tellInspection({ lines, failure }: SourceInspection): Promise<boolean> {
+    await this.#append('BUILD', [...lines, ...(failure ? [`BUILD_FAILED: ${failure}`] : [])].map((line) => `[simulator] ${line}`),
+      [...lines.map(() => 'info'), 'ERROR']);
+    if (failure) await this.#report('BUILD_FAILED', { message: `${failure}. ${SAYS}` });
+    return failure === null;
   }
 
   /** Waits for `work`, renewing the lease whenever half of it has run out. */

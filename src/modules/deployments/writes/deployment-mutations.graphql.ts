@@ -23,7 +23,7 @@ export function writeScope(ctx: GraphQLContext): WriteScope {
   if (!ctx.principal.mayWrite) throw new GraphQLError(READ_ONLY_KEY, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
   readFromPrimary(ctx);
   return {
-    em: ctx.primaryEm(), tenantId: ctx.principal.tenantId, cipher: ctx.cipher, sourceArchives: ctx.sourceArchives,
+    em: ctx.primaryEm(), tenantId: ctx.principal.tenantId, cipher: ctx.cipher, sourceArchives: ctx.sourceArchives, registry: ctx.registry,
     afterCommit: ctx.afterCommit,
   };
 }

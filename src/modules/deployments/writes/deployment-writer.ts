@@ -7,6 +7,7 @@ import { sendWithNext } from '../../../db/statements-sent-with-next.ts';
 import type { SecretCipher } from '../../secrets/secret-cipher.ts';
 import type { SourceArchives } from '../../storage/source-archives.ts';
 import type { SourceUpload } from '../../storage/source-upload.entity.ts';
+import type { ContainerRegistry } from '../../registry/container-registry.ts';
 import { IntegrationSchema } from '../../integrations/integration.entity.ts';
 import { RevisionSchema } from '../../revisions/revision.entity.ts';
 import { TenantSchema } from '../../tenancy/tenant.entity.ts';
@@ -31,6 +32,8 @@ export interface WriteScope {
   cipher: SecretCipher;
   /** Where the source archives a PATCH names are issued and kept; none: no source_tarball_path is accepted. */
   sourceArchives?: SourceArchives;
+  /** The registry this service is the token server of: an image named in it must be the deployment's, and there. */
+  registry?: ContainerRegistry;
   /** Runs once each write has committed, before its answer (the caller's reads then wait for replicas to have it). */
   afterCommit?: () => Promise<void>;
 }
@@ -60,6 +63,8 @@ export async function createDeployment(scope: WriteScope, request: CreateRequest
     await checkIntegration(tx, request.source_config.integration_id);
     const now = new Date();
     const id = randomUUID();
+    // A new deployment has pushed nothing: an image of this service's registry would be another deployment's.
+    await scope.registry?.checkPushedImage(scope.tenantId, id, request.source_revision_config.image_uri);
     const builds = BUILD_KEYS.some((key) => request.source_revision_config[key] != null);
     const revisionConfig = revisionConfigEntity(request.source_revision_config);
     const deployment = tx.create(DeploymentSchema, {
@@ -85,6 +90,7 @@ export async function updateDeployment(scope: WriteScope, id: string, request: P
     const archive = await sourceArchiveOf(tx, scope, deployment, request);
     if (typeof archive === 'string') problems.push(valueError(['source_revision_config', 'source_tarball_path'], request.source_revision_config!.source_tarball_path, archive));
     if (problems.length > 0) throw new InvalidValues(problems);
+    await scope.registry?.checkPushedImage(scope.tenantId, deployment.id, request.source_revision_config?.image_uri);
     const now = new Date();
     const config = request.source_config ?? {};
     const revision = request.source_revision_config ?? {};

@@ -46,6 +46,8 @@ export interface RevisionClaim {
   expiresAt: Date;
   /** The archive an `internal_source` revision builds from (its object path); null for other sources. */
   sourceTarballPath: string | null;
+  /** The image a revision deploys (`image_uri`); null when it names none. */
+  imageUri: string | null;
 }
 
 /**
@@ -61,7 +63,7 @@ export async function claimRevisions(scope: DataPlaneScope, limit: number): Prom
   // scan of every tenant's queue in time order passed over each other tenant's revisions queued earlier (7-9 ms
   // a claim behind 15,000 of them: bench/results/2026-11-27-lifecycle.md).
   return inTransaction(scope, async (tx) => {
-    const rows = await tx.execute<{ id: string; tenant_id: string; deployment_id: string; lease_id: string; expires_at: Date; source_tarball_path: string | null }[]>(
+    const rows = await tx.execute<{ id: string; tenant_id: string; deployment_id: string; lease_id: string; expires_at: Date; source_tarball_path: string | null; image_uri: string | null }[]>(
       `with candidate as (
          select c.id from unnest(?::uuid[]) as t(tenant_id)
          cross join lateral (
@@ -82,7 +84,8 @@ export async function claimRevisions(scope: DataPlaneScope, limit: number): Prom
          update revision r set status = 'AWAITING_BUILD', status_message = null, updated_at = now()
          from candidate c where r.id = c.id
          returning r.id, r.tenant_id, r.deployment_id, r.created_at,
-           case when r.source = 'internal_source' then r.source_revision_config->>'source_tarball_path' end as source_tarball_path
+           case when r.source = 'internal_source' then r.source_revision_config->>'source_tarball_path' end as source_tarball_path,
+           r.source_revision_config->>'image_uri' as image_uri
        )
        , leased as (
          insert into revision_lease as l (id, tenant_id, revision_id, lease_id, claimed_by, expires_at, claims)
@@ -90,13 +93,13 @@ export async function claimRevisions(scope: DataPlaneScope, limit: number): Prom
          on conflict (revision_id) do update set lease_id = excluded.lease_id, claimed_by = excluded.claimed_by, expires_at = excluded.expires_at, claims = l.claims + 1
          returning l.revision_id, l.lease_id, l.expires_at
        )
-       select claimed.id, claimed.tenant_id, claimed.deployment_id, leased.lease_id, leased.expires_at, claimed.source_tarball_path
+       select claimed.id, claimed.tenant_id, claimed.deployment_id, leased.lease_id, leased.expires_at, claimed.source_tarball_path, claimed.image_uri
        from leased join claimed on claimed.id = leased.revision_id order by claimed.created_at, claimed.id`,
       [toArray(scope.tenantIds), limit, limit, scope.apiKeyId, scope.leaseSeconds],
     );
     return rows.map((row) => ({
       revisionId: row.id, deploymentId: row.deployment_id, tenantId: row.tenant_id, leaseId: row.lease_id, expiresAt: timestampFromText(row.expires_at),
-      sourceTarballPath: row.source_tarball_path,
+      sourceTarballPath: row.source_tarball_path, imageUri: row.image_uri,
     }));
   });
 }
