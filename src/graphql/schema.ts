@@ -16,5 +16,7 @@ import '../modules/revisions/lifecycle/data-plane-mutations.graphql.ts';
 import '../modules/revisions/lifecycle/revision-updated.graphql.ts';
 import '../modules/revisions/lifecycle/revision-log-lines.graphql.ts';
 import '../modules/storage/source-archive.graphql.ts';
+import '../modules/listeners/listener.graphql.ts';
+import '../modules/listeners/listener-mutations.graphql.ts';
 
 export const schema = builder.toSchema();

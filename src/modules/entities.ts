@@ -18,6 +18,7 @@ import { RevisionLogLineSchema } from './revisions/lifecycle/revision-log-line.e
 import { RevisionLeaseSchema } from './revisions/lifecycle/revision-lease.entity.ts';
 import { IdempotencyRecordSchema } from './idempotency/idempotency-record.entity.ts';
 import { SourceUploadSchema } from './storage/source-upload.entity.ts';
+import { ListenerSchema } from './listeners/listener.entity.ts';
 import { ResourceSpecSchema } from './deployments/resource-spec.embeddable.ts';
 import {
   ListenerConfigSchema, SourceConfigSchema, SourceRevisionConfigSchema,
@@ -30,7 +31,7 @@ export const entities = [
   TenantSchema, ApiKeySchema, TenantOwnedSchema, TenantDataVersionSchema, TenantDataChangeSchema,
   IntegrationSchema, SourceRepositorySchema,
   DeploymentSchema, DeploymentTagValueSchema, RevisionSchema, TagKeySchema, TagValueSchema, SecretSchema, SecretReferenceSchema,
-  RevisionLogLineSchema, RevisionLeaseSchema, IdempotencyRecordSchema, SourceUploadSchema,
+  RevisionLogLineSchema, RevisionLeaseSchema, IdempotencyRecordSchema, SourceUploadSchema, ListenerSchema,
   SourceConfigSchema, ListenerConfigSchema, SourceRevisionConfigSchema, ResourceSpecSchema,
   ContainerSchema, ContainerResourcesSchema, EnvVarSchema, VolumeSchema, VolumeMountSchema, ImagePullSecretSchema,
 ];

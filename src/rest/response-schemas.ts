@@ -22,7 +22,20 @@ export const installationRecordSchema = z.strictObject({
   name: z.string(),
 });
 
+/** A listener as the original answers it (shared/spec/original-listeners.md). */
+const listenerRecordSchema = z.strictObject({
+  version: z.string().nullable(),
+  compute_type: z.literal('k8s'),
+  compute_id: z.string(),
+  compute_config: z.strictObject({ k8s_namespaces: z.array(z.string()).nullable() }),
+  id: uuid,
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
 const zodBodies = {
+  Listener: listenerRecordSchema,
+  ListenersList: z.strictObject({ resources: z.array(listenerRecordSchema), offset: z.number().int() }),
   Deployment: deploymentRecordSchema,
   DeploymentList: z.strictObject({ resources: z.array(deploymentRecordSchema), offset: z.number().int() }),
   Repository: repositoryRecordSchema,

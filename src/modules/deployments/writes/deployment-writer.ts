@@ -7,6 +7,7 @@ import type { SecretCipher } from '../../secrets/secret-cipher.ts';
 import type { SourceArchives } from '../../storage/source-archives.ts';
 import type { SourceUpload } from '../../storage/source-upload.entity.ts';
 import { IntegrationSchema } from '../../integrations/integration.entity.ts';
+import { checkDeploymentListener } from '../../listeners/deployment-listener.ts';
 import { RevisionSchema } from '../../revisions/revision.entity.ts';
 import { TenantSchema } from '../../tenancy/tenant.entity.ts';
 import { DeploymentSchema, type Deployment } from '../deployment.entity.ts';
@@ -45,6 +46,7 @@ export async function createDeployment(scope: WriteScope, request: CreateRequest
     const [{ taken }] = await tx.execute<[{ taken: boolean }]>('select deployment_name_taken(?, ?) as taken', [scope.tenantId, request.name]);
     if (taken) throw new DeploymentNameTaken(request.name);
     await checkIntegration(tx, request.source_config.integration_id);
+    await checkDeploymentListener(tx, scope.tenantId, request.source_config);
     const now = new Date();
     const id = randomUUID();
     const builds = BUILD_KEYS.some((key) => request.source_revision_config[key] != null);
