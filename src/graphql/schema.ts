@@ -18,5 +18,6 @@ import '../modules/revisions/lifecycle/revision-log-lines.graphql.ts';
 import '../modules/storage/source-archive.graphql.ts';
 import '../modules/listeners/listener.graphql.ts';
 import '../modules/listeners/listener-mutations.graphql.ts';
+import '../modules/listeners/listener-data-plane.graphql.ts';
 
 export const schema = builder.toSchema();

@@ -66,6 +66,7 @@ const dataPlaneBodies = {
   StatusReported: z.strictObject({ revision_id: uuid, status: z.enum(REVISION_STATUSES), applied: z.boolean(), lease_expires_at: leaseExpiry }),
   LogsAppended: z.strictObject({ appended: z.number().int(), next_line: z.number().int(), lease_expires_at: leaseExpiry }),
   DeploymentReported: z.strictObject({ deployment_id: uuid }),
+  Heartbeat: z.strictObject({ listener_id: uuid, version: z.string().nullable(), last_contact_at: timestamp, online: z.boolean() }),
   BuildLogs: logPage,
   DeployLogs: logPage,
 };

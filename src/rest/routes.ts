@@ -9,8 +9,9 @@ import { buildLogsRoute } from './build-logs.route.ts';
 import { deployLogsRoutes } from './deploy-logs.route.ts';
 import { dataPlaneRoutes } from './data-plane.route.ts';
 import { listenerRoutes } from './listeners.route.ts';
+import { listenerHeartbeatRoute } from './listener-heartbeat.route.ts';
 
 export const REST_ROUTES: RestRoute[] = [
   ...repositoryRoutes, ...installationRoutes, listDeploymentsRoute, getDeploymentRoute, listRevisionsRoute, getRevisionRoute,
-  ...deploymentWriteRoutes, buildLogsRoute, ...deployLogsRoutes, ...dataPlaneRoutes, ...listenerRoutes,
+  ...deploymentWriteRoutes, buildLogsRoute, ...deployLogsRoutes, ...dataPlaneRoutes, listenerHeartbeatRoute, ...listenerRoutes,
 ];

@@ -21,13 +21,18 @@ export const ListenerPatchRequest = model('ListenerPatchRequest', {
   compute_config: optional(nested(ListenerComputeConfig), 'Replaces the whole compute_config; null or absent keeps it.'),
 }, { description: 'Request body for patching a listener.' });
 
+export const Heartbeat = model('Heartbeat', {
+  version: optional(string, 'The data plane\'s version: becomes the listener\'s; absent or null keeps it.'),
+}, { description: 'A listener\'s data plane is alive.' });
+
 export type ListenerCreateBody = ModelValue<typeof ListenerCreateRequest>;
 export type ListenerPatchBody = ModelValue<typeof ListenerPatchRequest>;
 
 export const checkListenerCreate = (json: unknown) => validateModel(ListenerCreateRequest, json);
 export const checkListenerPatch = (json: unknown) => validateModel(ListenerPatchRequest, json);
+export const checkHeartbeat = (json: unknown) => validateModel(Heartbeat, json);
 
 /** JSON Schemas of the bodies and the models inside them, by OpenAPI component name. */
 export function listenerRequestSchemas(): Record<string, Record<string, unknown>> {
-  return componentSchemasOf([ListenerCreateRequest, ListenerPatchRequest]);
+  return componentSchemasOf([ListenerCreateRequest, ListenerPatchRequest, Heartbeat]);
 }
