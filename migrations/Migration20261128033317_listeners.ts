@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations';
 // Listeners (docs/decisions.md#listeners): their table, with the data-version triggers every table answers show
 // has (Migration20261127152652_data_versions), API keys bound to one, and the data planes' wake-up: each time a
 // revision may have become claimable (a new QUEUED revision, one queued again, or the end of one in progress,
-// which lets the next of its deployment go), `listener_work` announces `<tenant id> <listener id, or ->`: the
+// which lets the next of its deployment go; not its steps in between), `listener_work` announces `<tenant id> <listener id, or ->`: the
 // listener its deployment names, or `-` for a deployment on no registered listener of the tenant
 // (modules/listeners/listener-work.ts). NOTIFY is delivered at the commit, to every gateway listening.
 
@@ -39,7 +39,7 @@ begin
   return null;
 end $$;`);
     this.addSql(`create trigger "revision_listener_work_insert" after insert on "revision" for each row when (new.status = 'QUEUED') execute function listener_work_notify();`);
-    this.addSql(`create trigger "revision_listener_work_update" after update of "status" on "revision" for each row when (old.status is distinct from new.status and (new.status = 'QUEUED' or old.status in ${IN_PROGRESS})) execute function listener_work_notify();`);
+    this.addSql(`create trigger "revision_listener_work_update" after update of "status" on "revision" for each row when (old.status is distinct from new.status and (new.status = 'QUEUED' or (old.status in ${IN_PROGRESS} and new.status not in ${IN_PROGRESS}))) execute function listener_work_notify();`);
   }
 
   override down(): void | Promise<void> {
