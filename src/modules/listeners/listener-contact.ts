@@ -15,10 +15,11 @@ export interface ListenerContact {
 
 /**
  * Notes that the bound listener's data plane called now, with its version if it sent one (null keeps the
- * stored one). Undefined when the listener is not one of the key's tenants' (deleted since the key was issued).
+ * stored one). Undefined when the listener is not one of the key's tenants' (deleted since the key was issued),
+ * or, without `readBack` (a claim needs no answer), when it was written moments ago.
  */
 export async function recordContact(
-  em: EntityManager, scope: { tenantIds: readonly string[]; listenerId: string }, version: string | null,
+  em: EntityManager, scope: { tenantIds: readonly string[]; listenerId: string }, version: string | null, { readBack = true } = {},
 ): Promise<ListenerContact | undefined> {
   const tenants = `{${scope.tenantIds.join(',')}}`;
   const [changed] = await em.execute<{ id: string; version: string | null; last_contact_at: string }[]>(
@@ -30,6 +31,7 @@ export async function recordContact(
     [version, version, version, scope.listenerId, tenants, CONTACT_RESOLUTION_SECONDS, version, version],
   );
   if (changed) return { listenerId: changed.id, version: changed.version, lastContactAt: timestampFromText(changed.last_contact_at) };
+  if (!readBack) return undefined;
   // Written moments ago: as it is.
   const [current] = await em.execute<{ id: string; version: string | null; last_contact_at: string }[]>(
     'select id, version, last_contact_at from listener where id = ? and tenant_id = any(?::uuid[])', [scope.listenerId, tenants],

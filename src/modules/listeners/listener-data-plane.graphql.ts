@@ -47,7 +47,7 @@ builder.subscriptionField('dataPlaneWakeUps', (t) => t.field({
     if (!feed) throw liveUpdateErrors.unavailable();
     const stream = feed.openWakeUps(ctx.principal);
     const { listenerId, tenantIds } = ctx.principal;
-    if (listenerId !== null) await recordContact(ctx.dataPlaneEm(), { tenantIds, listenerId }, null).catch(async (error: unknown) => {
+    if (listenerId !== null) await recordContact(ctx.dataPlaneEm(), { tenantIds, listenerId }, null, { readBack: false }).catch(async (error: unknown) => {
       await stream.return();
       throw error;
     });

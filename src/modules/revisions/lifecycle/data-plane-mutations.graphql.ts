@@ -170,7 +170,7 @@ builder.mutationField('claimRevisions', (t) => t.field({
     if (limit < 1 || limit > MAX_CLAIM) throw badUserInput('input.limit', `must be between 1 and ${MAX_CLAIM}; got ${limit}`);
     const leases = await claimRevisions(scope, limit);
     // A claim is the bound listener's contact too (its `lastContactAt`, `online`).
-    if (scope.listenerId !== null) await recordContact(scope.em, { tenantIds: scope.tenantIds, listenerId: scope.listenerId }, null);
+    if (scope.listenerId !== null) await recordContact(scope.em, { tenantIds: scope.tenantIds, listenerId: scope.listenerId }, null, { readBack: false });
     return { clientMutationId: input.clientMutationId, leases };
   },
 }));
