@@ -90,7 +90,7 @@ describe('API key cache', () => {
   });
 
   it('does not cache a key whose database read was overtaken by a revocation', async () => {
-    const verified = { apiKeyId: 'read-before-revocation', tenantIds: [ACME], mayReadSecrets: false, mayWrite: false, mayReconcile: false };
+    const verified = { apiKeyId: 'read-before-revocation', tenantIds: [ACME], mayReadSecrets: false, mayWrite: false, mayReconcile: false, listenerId: null };
     const readStarted = cache.generation;
     cache.evict(verified.apiKeyId); // the revocation arrives while the row is on its way
     cache.set('dmk_presented-revoked-key', verified, readStarted);

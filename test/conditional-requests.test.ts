@@ -28,12 +28,15 @@ const TENANT_QUERY = '{ tenant { name } deployments(limit: 3) { resources { name
 
 let fixture: FixtureApp<'reader' | 'secrets' | 'writer' | 'plane' | 'both' | 'globex'>;
 let revisionOfAcme: string;
+let listenerOfAcme: string;
 beforeAll(async () => {
   fixture = await startFixtureApp([], {
     reader: { tenants: [ACME] }, secrets: { tenants: [ACME], mayReadSecrets: true }, writer: { tenants: [ACME], mayWrite: true },
     plane: { tenants: [ACME], mayReconcile: true }, both: { tenants: [ACME, GLOBEX] }, globex: { tenants: [GLOBEX] },
   });
   revisionOfAcme = (await fixture.db.query<{ id: string }>('select id from revision where deployment_id = $1 limit 1', [ACME_DEPLOYMENT]))[0]!.id;
+  const listener = await call('POST', '/v2/listeners', { key: fixture.keys.writer, body: { compute_type: 'k8s', compute_id: 'tagged', compute_config: { k8s_namespaces: ['apps'] } } });
+  listenerOfAcme = listener.json.id;
 });
 afterAll(() => fixture?.close());
 
@@ -65,6 +68,7 @@ const readPaths = (): Array<[path: string, key: string]> => {
     '/v2/deployments/{deployment_id}': `/v2/deployments/${ACME_DEPLOYMENT}`,
     '/v2/deployments/{deployment_id}/revisions': `/v2/deployments/${ACME_DEPLOYMENT}/revisions`,
     '/v2/deployments/{deployment_id}/revisions/{revision_id}': `/v2/deployments/${ACME_DEPLOYMENT}/revisions/${revisionOfAcme}`,
+    '/v2/listeners/{listener_id}': `/v2/listeners/${listenerOfAcme}`,
   };
   return REST_ROUTES.filter((route) => (route.method ?? 'GET') === 'GET').map((route) => {
     const managed = /managed|forge/.test(route.path) && route.path.includes('{integration_id}');

@@ -15,6 +15,7 @@ import { startFixtureApp, type FixtureApp } from './support/fixture-app.ts';
 import { ACME, newCipher } from './support/fixtures.ts';
 import { startScript, type ScriptRun } from './support/script-run.ts';
 import { restCaller } from './support/write-calls.ts';
+import { newListener, planeKey, queuedOn } from './support/listener-planes.ts';
 
 const SIMULATOR = path.join(PROJECT_ROOT, 'examples/data-plane/src/simulator.ts');
 
@@ -23,7 +24,7 @@ beforeAll(async () => {
   fixture = await startFixtureApp([], {
     writer: { tenants: [ACME], mayWrite: true },
     plane: { tenants: [ACME], mayReconcile: true },
-  });
+  }, {}, { live: true });
 });
 afterAll(() => fixture?.close());
 
@@ -76,6 +77,31 @@ const reportedSteps = (stdout: string, revisionId: string) =>
   stdout.split('\n').filter((line) => line.includes(` revision ${revisionId.slice(0, 8)} of deployment `)).map((line) => line.split(': ').slice(1).join(': '));
 
 describe('npm run example:data-plane', () => {
+  it('started for a listener, builds that listener\'s revisions, woken without asking in a loop, and keeps it online', async () => {
+    const listenerId = await newListener(call, fixture.keys.writer);
+    const key = await planeKey(fixture.db.orm.em, [ACME], listenerId);
+    const claims = async () => Number(/graphql_operation_duration_seconds_count\{operation="ClaimRevisions",type="mutation"\} (\d+)/.exec(await (await fetch(`${fixture.app.url}/metrics`)).text())?.[1] ?? 0);
+    await withSimulator({ GATEWAY_URL: fixture.app.url, RECONCILE_KEY: key, STEP_MS: '1500', DATA_PLANE_VERSION: '2.1.0' }, async (run) => {
+      expect(run.stdout).toContain(`for listener ${listenerId} (version 2.1.0)`);
+      const listener = (await call('GET', `/v2/listeners/${listenerId}`)).json;
+      expect(listener.version).toBe('2.1.0');
+      // The steps of one revision take five STEP_MS (7.5 s): a simulator asking every second would claim seven
+      // times or more meanwhile.
+      const before = await claims();
+      const [revisionId] = await queuedOn(call, fixture.keys.writer, listenerId, 1);
+      const [{ deployment_id: id }] = await fixture.db.query<{ deployment_id: string }>('select deployment_id from revision where id = $1', [revisionId]) as [{ deployment_id: string }];
+      await untilRevision(id, revisionId!, 'DEPLOYED');
+      await run.printed(new RegExp(`deployment ${id.slice(0, 8)}: deployment reported READY`));
+      // The claim it was woken for, the one its revision's end woke (which found nothing), and perhaps the answer
+      // to its start's own wake-up (SUBSCRIBED), if that came after `before` was read.
+      expect(await claims() - before).toBeLessThanOrEqual(3);
+      const online = await fixture.app.graphql('query ($id: ID!) { listener(id: $id) { online version } }', { 'x-api-key': fixture.keys.writer }, { id: listenerId });
+      expect(online.body.data.listener).toEqual({ online: true, version: '2.1.0' });
+      run.signal('SIGINT');
+      expect((await run.ended).code).toBe(0);
+    });
+  });
+
   it('walks a new deployment\'s revision to DEPLOYED, step by step, and reports the deployment READY at its URL; Ctrl-C ends it', async () => {
     await withSimulator({ GATEWAY_URL: fixture.app.url, RECONCILE_KEY: fixture.keys.plane, STEP_MS: '50' }, async (run) => {
       const { id, revisionId } = await newDeployment();

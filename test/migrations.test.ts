@@ -24,7 +24,7 @@ describe('migrations', () => {
       `select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
     );
     expect(rows.map((r) => r.table_name)).toEqual([
-      'api_key', 'api_key_tenant', 'deployment', 'deployment_tag_value', 'idempotency_record', 'integration', 'mikro_orm_migrations', 'registry_push_token',
+      'api_key', 'api_key_tenant', 'deployment', 'deployment_tag_value', 'idempotency_record', 'integration', 'listener', 'mikro_orm_migrations', 'registry_push_token',
       'revision', 'revision_lease', 'revision_log_line', 'secret', 'secret_reference', 'source_repository', 'source_upload', 'tag_key', 'tag_value', 'tenant', 'tenant_data_change', 'tenant_data_version',
     ]);
   });

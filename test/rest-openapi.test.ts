@@ -50,6 +50,8 @@ describe('REST OpenAPI document', () => {
         '/v1/projects/{deployment_id}/deploy_logs': ['post'], '/v1/projects/{deployment_id}/revisions/{revision_id}/deploy_logs': ['post'],
         '/v2/data-plane/claims': ['post'], '/v2/data-plane/revisions/{revision_id}/status': ['post'],
         '/v2/data-plane/revisions/{revision_id}/logs': ['post'], '/v2/data-plane/deployments/{deployment_id}/status': ['post'],
+        // The original's listeners (issue 53).
+        '/v2/data-plane/heartbeat': ['post'], '/v2/listeners': ['get', 'post'], '/v2/listeners/{listener_id}': ['delete', 'get', 'patch'],
       };
       expect(Object.keys(spec.paths).sort())
         .toEqual([DEPLOYMENTS, ...REPOSITORY_PATHS, ...INSTALL_PATHS, DEPLOYMENT, REVISIONS, REVISION, ...Object.keys(writes)].sort().filter((p, i, all) => all.indexOf(p) === i));

@@ -54,6 +54,15 @@ const EXTRA: Doc = {
   })),
 };
 const LONG_REVISION_DEPLOYMENT = EXTRA.deployments![0]!.id;
+// Listeners (no import takes them): 30 of ACME's, one of them with namespaces enough to be compressed alone, and
+// one of GLOBEX's.
+const ACME_LISTENER = 'dddddddd-1000-4000-8000-000000000000';
+const GLOBEX_LISTENER = 'dddddddd-2000-4000-8000-000000000000';
+const LISTENERS = [
+  ...Array.from({ length: 30 }, (_, n) => [`dddddddd-1000-4000-8000-${String(n).padStart(12, '0')}`, ACME, `acme-cluster-${n}`,
+    Array.from({ length: n === 0 ? 80 : 3 }, (__, i) => `namespace-${i}`)] as const),
+  [GLOBEX_LISTENER, GLOBEX, 'globex-cluster', ['apps']] as const,
+];
 
 let db: TestDatabase;
 let cipher: SecretCipher;
@@ -65,6 +74,10 @@ beforeAll(async () => {
   cipher = newCipher();
   await importFixture(db.orm.em.fork(), cipher);
   for (const doc of [EXTRA, REVISIONS_DOCUMENT]) await importExtra(db.orm.em, cipher, doc);
+  for (const [id, tenant, computeId, namespaces] of LISTENERS) {
+    await db.query(`insert into listener (id, tenant_id, compute_type, compute_id, k8s_namespaces, version, created_at, updated_at)
+      values ($1, $2, 'k8s', $3, $4::jsonb, '1.0', '2030-01-01T00:00:00Z'::timestamptz + make_interval(secs => $5), now())`, [id, tenant, computeId, JSON.stringify(namespaces), Number(id.slice(-4))]);
+  }
   keys = {
     acme: await issueKey(db.orm.em, [ACME]),
     acmeSecrets: await issueKey(db.orm.em, [ACME], true),
@@ -216,6 +229,19 @@ function routeCalls(): Record<string, RouteCalls> {
       invalid: [revisions('nope'), revisions(HISTORY_APP, '?limit=101'), revisions(HISTORY_APP, '?limit=-3'), revisions(HISTORY_APP, '?status=READY'),
         revisions(HISTORY_APP, '?remote_reconciled=2'), revisions('nope', '?limit=0')],
     },
+    '/v2/listeners': {
+      ok: '/v2/listeners?limit=100',
+      more: [['the default page', '/v2/listeners'], ['a page by limit and offset', '/v2/listeners?limit=5&offset=3'], ['past the end', '/v2/listeners?offset=1000'],
+        ['another tenant chosen', '/v2/listeners', globexChosen()]],
+      notFound: [],
+      invalid: ['/v2/listeners?limit=0', '/v2/listeners?limit=101', '/v2/listeners?offset=-1', '/v2/listeners?limit=abc&offset=x'],
+    },
+    '/v2/listeners/{listener_id}': {
+      ok: `/v2/listeners/${ACME_LISTENER}`,
+      more: [['upper case', `/v2/listeners/${ACME_LISTENER.toUpperCase()}`], ['another tenant chosen', `/v2/listeners/${GLOBEX_LISTENER}`, globexChosen()]],
+      notFound: [`/v2/listeners/${UNKNOWN}`, `/v2/listeners/${GLOBEX_LISTENER}`],
+      invalid: ['/v2/listeners/not-a-uuid'],
+    },
     '/v2/deployments/{deployment_id}/revisions/{revision_id}': {
       ok: revision(LONG_REVISION_DEPLOYMENT, LONG_REVISION),
       more: [['a revision of the fixture', revision(ACME_DEPLOYMENT, CHECKOUT_DEPLOYED)], ['an older-format revision', revision(HISTORY_APP, HISTORY_REVISIONS[3]!.id)], ['upper-case ids', revision(HISTORY_APP.toUpperCase(), HISTORY_REVISIONS[4]!.id.toUpperCase())],
@@ -298,7 +324,7 @@ describe('the REST door on the operation runner', () => {
   it('has calls for every read route', () => {
     const calls = routeCalls();
     expect(READ_ROUTES.map((route) => route.path).filter((path) => !calls[path])).toEqual([]);
-    expect(READ_ROUTES).toHaveLength(12);
+    expect(READ_ROUTES).toHaveLength(14);
   });
 
   it('answers every request of the corpus exactly as Yoga does, the first time and again, and counts the same', async () => {

@@ -40,6 +40,11 @@ beforeAll(async () => {
     writer: { tenants: [ACME], mayWrite: true }, writerSecrets: { tenants: [ACME], mayWrite: true, mayReadSecrets: true },
     globexWriter: { tenants: [GLOBEX], mayWrite: true },
   });
+  // The listeners the deployments below name (a create needs a listener of the tenant and one of its namespaces).
+  for (const [id, namespace] of [[LISTENER, 'agents'], [OTHER_LISTENER, 'other']]) {
+    await fixture.db.query(`insert into listener (id, tenant_id, compute_type, compute_id, k8s_namespaces, created_at, updated_at)
+      values ($1, $2, 'k8s', $3, $4::jsonb, now(), now())`, [id, ACME, id, JSON.stringify([namespace])]);
+  }
 });
 afterAll(() => fixture?.close());
 

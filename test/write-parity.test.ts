@@ -15,6 +15,9 @@ const LISTENER = '44444444-4444-4444-8444-444444444444';
 let fixture: FixtureApp<'writer'>;
 beforeAll(async () => {
   fixture = await startFixtureApp([], { writer: { tenants: [ACME], mayWrite: true, mayReadSecrets: true } });
+  // The listener the deployments below name (a create needs a listener of the tenant and one of its namespaces).
+  await fixture.db.query(`insert into listener (id, tenant_id, compute_type, compute_id, k8s_namespaces, created_at, updated_at)
+    values ($1, $2, 'k8s', 'agents-cluster', '["agents"]'::jsonb, now(), now())`, [LISTENER, ACME]);
 });
 afterAll(() => fixture?.close());
 

@@ -6,6 +6,7 @@ import type { TenantSafeEntityManager } from '../db/tenant-safe-entity-manager.t
 import { DeploymentLoaders } from '../modules/deployments/deployment-loaders.ts';
 import { TagLoaders } from '../modules/deployments/tag-loaders.ts';
 import { IntegrationLoaders } from '../modules/integrations/integration-loaders.ts';
+import { ListenerLoaders } from '../modules/listeners/listener-loaders.ts';
 import { RevisionLoaders } from '../modules/revisions/revision-loaders.ts';
 import type { SecretRevealer } from '../modules/secrets/secret-revealer.ts';
 import { NOTHING_TOGETHER, type LoadTogether } from '../modules/common/load-together.ts';
@@ -28,6 +29,7 @@ export class RequestLoaders {
   #revisions?: RevisionLoaders;
   #tags?: TagLoaders;
   #integrations?: IntegrationLoaders;
+  #listeners?: ListenerLoaders;
 
   /**
    * `em`: the request's EntityManager, asked for when a domain's loaders are first used. `revealWith`: what
@@ -55,5 +57,9 @@ export class RequestLoaders {
 
   get integrations(): IntegrationLoaders {
     return (this.#integrations ??= new IntegrationLoaders(this.#em(), this.#together));
+  }
+
+  get listeners(): ListenerLoaders {
+    return (this.#listeners ??= new ListenerLoaders(this.#em()));
   }
 }

@@ -17,5 +17,8 @@ import '../modules/revisions/lifecycle/revision-updated.graphql.ts';
 import '../modules/revisions/lifecycle/revision-log-lines.graphql.ts';
 import '../modules/storage/source-archive.graphql.ts';
 import '../modules/registry/push-token.graphql.ts';
+import '../modules/listeners/listener.graphql.ts';
+import '../modules/listeners/listener-mutations.graphql.ts';
+import '../modules/listeners/listener-data-plane.graphql.ts';
 
 export const schema = builder.toSchema();

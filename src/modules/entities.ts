@@ -19,6 +19,7 @@ import { RevisionLeaseSchema } from './revisions/lifecycle/revision-lease.entity
 import { IdempotencyRecordSchema } from './idempotency/idempotency-record.entity.ts';
 import { SourceUploadSchema } from './storage/source-upload.entity.ts';
 import { RegistryPushTokenSchema } from './registry/push-token.entity.ts';
+import { ListenerSchema } from './listeners/listener.entity.ts';
 import { ResourceSpecSchema } from './deployments/resource-spec.embeddable.ts';
 import {
   ListenerConfigSchema, SourceConfigSchema, SourceRevisionConfigSchema,
@@ -31,7 +32,7 @@ export const entities = [
   TenantSchema, ApiKeySchema, TenantOwnedSchema, TenantDataVersionSchema, TenantDataChangeSchema,
   IntegrationSchema, SourceRepositorySchema,
   DeploymentSchema, DeploymentTagValueSchema, RevisionSchema, TagKeySchema, TagValueSchema, SecretSchema, SecretReferenceSchema,
-  RevisionLogLineSchema, RevisionLeaseSchema, IdempotencyRecordSchema, SourceUploadSchema, RegistryPushTokenSchema,
+  RevisionLogLineSchema, RevisionLeaseSchema, IdempotencyRecordSchema, SourceUploadSchema, RegistryPushTokenSchema, ListenerSchema,
   SourceConfigSchema, ListenerConfigSchema, SourceRevisionConfigSchema, ResourceSpecSchema,
   ContainerSchema, ContainerResourcesSchema, EnvVarSchema, VolumeSchema, VolumeMountSchema, ImagePullSecretSchema,
 ];

@@ -9,33 +9,8 @@ import {
 } from '../modules/revisions/lifecycle/data-plane-request-schema.ts';
 import { DEPLOYMENT_NOT_FOUND, deploymentIdParameter } from './deployments.route.ts';
 import { dataPlaneResponseSchema } from './response-schemas.ts';
+import { REFUSED, refusalAnswer } from './refusal-answers.ts';
 import type { RestRoute } from './rest-route.ts';
-
-const REFUSED = '__typename ... on MutationError { message }';
-
-interface Refusal {
-  __typename: string;
-  message: string;
-  expectedLine?: number;
-  status?: string;
-  limit?: number;
-  stored?: number;
-}
-
-/** The answer to a typed refusal; undefined for a payload. */
-function refusalAnswer(result: Refusal): { status: number; body: unknown } | undefined {
-  switch (result.__typename) {
-    case 'RevisionNotFoundError':
-    case 'DeploymentNotFoundError': return { status: 404, body: { detail: result.message } };
-    case 'InvalidTransitionError': return { status: 409, body: { detail: result.message } };
-    case 'LeaseLostError':
-    case 'RevisionEndedError':
-    case 'RevisionNotRunningError': return { status: 409, body: { detail: result.message, status: result.status } };
-    case 'LogLinesOutOfOrderError': return { status: 409, body: { detail: result.message, expected_line: result.expectedLine } };
-    case 'LogLineLimitError': return { status: 409, body: { detail: result.message, line_limit: result.limit, lines_stored: result.stored } };
-    default: return undefined;
-  }
-}
 
 const revisionIdParameter = { name: 'revision_id', in: 'path', kind: 'uuid', description: 'ID of the claimed revision.' } as const;
 const REVISION_NOT_FOUND = '`Revision ID <revision_id> not found.`: none of the key\'s tenants has that revision.';

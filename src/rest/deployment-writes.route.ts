@@ -6,42 +6,10 @@ import { validateCreateRequest, validatePatchRequest } from '../modules/deployme
 import { MAX_BULK_DELETE } from '../modules/deployments/writes/deployment-writer.ts';
 import { DEPLOYMENT_NOT_FOUND, deploymentAnswer, deploymentIdParameter, deploymentNotFound, recordWithEtag } from './deployments.route.ts';
 import { ETAG_HEADER } from './openapi.ts';
+import { INVALID, PRECONDITION, REFUSED, refusalAnswer } from './refusal-answers.ts';
 import { legacyResponseSchema } from './response-schemas.ts';
 import type { RestRoute, RouteCall } from './rest-route.ts';
 import { graphqlInputOf } from './write-variables.ts';
-
-/** What every write's result union answers besides its payload: the refusals' fields the REST door maps. */
-const REFUSED = '__typename ... on MutationError { message }';
-const INVALID = '... on InvalidInputError { problems { restLocation type message input context } }';
-const PRECONDITION = '... on PreconditionFailedError { currentEtag }';
-
-interface Refusal {
-  __typename: string;
-  message: string;
-  problems?: { restLocation: string[]; type: string; message: string; input: unknown; context: Record<string, unknown> | null }[];
-  currentEtag?: string;
-}
-
-/** The original's answer to a typed refusal (docs/decisions.md#writes); undefined for a payload. */
-function refusalAnswer(result: Refusal): { status: number; body: unknown; headers?: Record<string, string> } | undefined {
-  switch (result.__typename) {
-    case 'InvalidInputError':
-      return {
-        status: 422,
-        body: {
-          detail: result.problems!.map(({ restLocation, type, message, input, context }) => ({
-            type, loc: ['body', ...restLocation.map((part) => (/^\d+$/.test(part) ? Number(part) : part))], msg: message, input,
-            ...(context && { ctx: context }),
-          })),
-        },
-      };
-    case 'DeploymentNameTakenError': return { status: 409, body: { detail: result.message } };
-    case 'DeploymentNotFoundError':
-    case 'RevisionNotFoundError': return { status: 404, body: { detail: result.message } };
-    case 'PreconditionFailedError': return { status: 412, body: { detail: result.message }, headers: { etag: result.currentEtag! } };
-    default: return undefined;
-  }
-}
 
 const ifMatchVariable = (call: RouteCall) => (call.ifMatch === undefined ? {} : { ifMatch: call.ifMatch });
 
@@ -202,7 +170,6 @@ export const pushTokenRoute: RestRoute = {
   variables: ({ values }) => ({ input: { deploymentId: values.deployment_id } }),
   respond: (data) => {
     const result = data.createPushToken;
-    if (result.__typename === 'PushTokensUnavailableError') return { status: 400, body: { detail: result.message } };
     if (result.__typename === 'RegistryNotConfiguredError') return { status: 501, body: { detail: result.message } };
     return refusalAnswer(result) ?? { status: 200, body: { token: result.token, registry_url: result.registryUrl, expires_at: result.expiresAt } };
   },
@@ -235,7 +202,6 @@ export const uploadUrlRoute: RestRoute = {
   variables: ({ values }) => ({ input: { deploymentId: values.deployment_id } }),
   respond: (data) => {
     const result = data.createSourceUpload;
-    if (result.__typename === 'SourceUploadsUnavailableError') return { status: 400, body: { detail: result.message } };
     return refusalAnswer(result) ?? { status: 200, body: { upload_url: result.uploadUrl, object_path: result.objectPath, expires_at: result.expiresAt } };
   },
   otherResponses: { 400: { description: 'The deployment\'s source is neither internal_source nor internal_docker: `Upload URLs are only available for \'internal_source\' and \'internal_docker\' source deployments.`' } },

@@ -4,6 +4,7 @@ import type { ParameterSpec } from './parameters.ts';
 import { componentSchemas } from './response-schemas.ts';
 import { writeRequestSchemas } from '../modules/deployments/writes/write-request-schema.ts';
 import { dataPlaneRequestSchemas } from '../modules/revisions/lifecycle/data-plane-request-schema.ts';
+import { listenerRequestSchemas } from '../modules/listeners/listener-request-schema.ts';
 import type { RestRoute } from './rest-route.ts';
 
 function parameterSchema(spec: ParameterSpec): Record<string, unknown> {
@@ -148,7 +149,7 @@ export function openApiDocument(routes: readonly RestRoute[]) {
       return paths;
     }, {}),
     components: {
-      schemas: { ...componentSchemas(), ...writeRequestSchemas(), ...dataPlaneRequestSchemas() },
+      schemas: { ...componentSchemas(), ...writeRequestSchemas(), ...dataPlaneRequestSchemas(), ...listenerRequestSchemas() },
       securitySchemes: {
         APIKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
         BearerKey: { type: 'http', scheme: 'bearer', description: 'The same API key as `Authorization: Bearer <key>`.' },

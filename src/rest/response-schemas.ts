@@ -22,7 +22,20 @@ export const installationRecordSchema = z.strictObject({
   name: z.string(),
 });
 
+/** A listener as the original answers it (shared/spec/original-listeners.md). */
+const listenerRecordSchema = z.strictObject({
+  version: z.string().nullable(),
+  compute_type: z.literal('k8s'),
+  compute_id: z.string(),
+  compute_config: z.strictObject({ k8s_namespaces: z.array(z.string()).nullable() }),
+  id: uuid,
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
 const zodBodies = {
+  Listener: listenerRecordSchema,
+  ListenersList: z.strictObject({ resources: z.array(listenerRecordSchema), offset: z.number().int() }),
   Deployment: deploymentRecordSchema,
   DeploymentList: z.strictObject({ resources: z.array(deploymentRecordSchema), offset: z.number().int() }),
   Repository: repositoryRecordSchema,
@@ -55,6 +68,7 @@ const dataPlaneBodies = {
   StatusReported: z.strictObject({ revision_id: uuid, status: z.enum(REVISION_STATUSES), applied: z.boolean(), lease_expires_at: leaseExpiry }),
   LogsAppended: z.strictObject({ appended: z.number().int(), next_line: z.number().int(), lease_expires_at: leaseExpiry }),
   DeploymentReported: z.strictObject({ deployment_id: uuid }),
+  Heartbeat: z.strictObject({ listener_id: uuid, version: z.string().nullable(), last_contact_at: timestamp, online: z.boolean() }),
   BuildLogs: logPage,
   DeployLogs: logPage,
 };

@@ -8,8 +8,10 @@ import { getRevisionRoute, listRevisionsRoute } from './revisions.route.ts';
 import { buildLogsRoute } from './build-logs.route.ts';
 import { deployLogsRoutes } from './deploy-logs.route.ts';
 import { dataPlaneRoutes } from './data-plane.route.ts';
+import { listenerRoutes } from './listeners.route.ts';
+import { listenerHeartbeatRoute } from './listener-heartbeat.route.ts';
 
 export const REST_ROUTES: RestRoute[] = [
   ...repositoryRoutes, ...installationRoutes, listDeploymentsRoute, getDeploymentRoute, listRevisionsRoute, getRevisionRoute,
-  ...deploymentWriteRoutes, buildLogsRoute, ...deployLogsRoutes, ...dataPlaneRoutes,
+  ...deploymentWriteRoutes, buildLogsRoute, ...deployLogsRoutes, ...dataPlaneRoutes, listenerHeartbeatRoute, ...listenerRoutes,
 ];

@@ -44,6 +44,8 @@ const PATH_VALUES: Record<string, string[]> = {
   revision_id: [CHECKOUT_DEPLOYED, HISTORY_REVISIONS[0]!.id, HISTORY_REVISIONS[24]!.id, GLOBEX_APP_REVISIONS[0]!, UNKNOWN],
   integration_id: [ACME_INTEGRATION, ACME_MANAGED, ACME_ORDERING, ACME_EMPTY, GLOBEX_INTEGRATION, UNKNOWN],
   codehost: ['github', 'gitlab', 'GitHub'],
+  // No fixture has listeners: an unknown one, and one that is not even a listener's id.
+  listener_id: [UNKNOWN, ACME_DEPLOYMENT],
 };
 
 const demo = buildDemoDocument();

@@ -5,12 +5,14 @@
 export interface Settings {
   /** GATEWAY_URL: where the gateway answers; GraphQL is at `<url>/graphql`. */
   gatewayUrl: string;
-  /** RECONCILE_KEY: a data plane's API key (`npm run apikey -- create --tenant <id> --reconcile`). */
+  /** RECONCILE_KEY: a data plane's API key (`npm run apikey -- create --tenant <id> --reconcile [--listener <id>]`). */
   reconcileKey: string;
   /** STEP_MS: the delay between two reports on one revision, in milliseconds. */
   stepMs: number;
   /** TENANT_ID: sent as X-Tenant-Id when set, for a key of several tenants that should act for one only. */
   tenantId: string | undefined;
+  /** DATA_PLANE_VERSION: reported as the listener's version (a key bound to a listener); default `simulator`. */
+  version: string;
 }
 
 /** A setting that is missing or malformed: the simulator says so and stops. */
@@ -29,7 +31,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
   if (!Number.isInteger(stepMs) || stepMs < 0) throw new SettingsError(`STEP_MS must be a whole number of milliseconds, 0 or more (got "${stepText}")`);
   const gatewayUrl = (env.GATEWAY_URL?.trim() || 'http://localhost:4000').replace(/\/+$/, '');
   if (!/^https?:\/\//.test(gatewayUrl)) throw new SettingsError(`GATEWAY_URL must start with http:// or https:// (got "${gatewayUrl}")`);
-  return { gatewayUrl, reconcileKey, stepMs, tenantId: env.TENANT_ID?.trim() || undefined };
+  return { gatewayUrl, reconcileKey, stepMs, tenantId: env.TENANT_ID?.trim() || undefined, version: env.DATA_PLANE_VERSION?.trim() || 'simulator' };
 }
 
 interface ResponseError {

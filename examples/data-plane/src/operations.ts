@@ -119,4 +119,18 @@ export interface RevisionSourceResult {
 }
 
 /** Every document of this example, for the test that validates them against the schema. */
-export const DOCUMENTS = { CLAIM_REVISIONS, REPORT_REVISION_STATUS, APPEND_REVISION_LOGS, REPORT_DEPLOYMENT_STATUS, REVISION_SOURCE };
+/** Wakes the data plane when a revision may be claimable by it (its listener's, or on no listener for a key of none). */
+export const DATA_PLANE_WAKE_UPS = 'subscription DataPlaneWakeUps { dataPlaneWakeUps { reason tenantId } }';
+
+/** The bound listener's contact and version (`Listener.online`); refused (FORBIDDEN) for a key bound to no listener. */
+export const REPORT_LISTENER_HEARTBEAT = `mutation ReportListenerHeartbeat($input: ReportListenerHeartbeatInput!) {
+  reportListenerHeartbeat(input: $input) { listenerId version online }
+}`;
+
+export interface ReportListenerHeartbeatResult {
+  reportListenerHeartbeat: { listenerId: string; version: string | null; online: boolean };
+}
+
+export const DOCUMENTS = {
+  CLAIM_REVISIONS, REPORT_REVISION_STATUS, APPEND_REVISION_LOGS, REPORT_DEPLOYMENT_STATUS, REVISION_SOURCE, DATA_PLANE_WAKE_UPS, REPORT_LISTENER_HEARTBEAT,
+};

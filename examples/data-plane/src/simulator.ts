@@ -6,6 +6,10 @@
 // deployment READY at https://<deployment id>.example.invalid. So a newcomer can create a deployment (in
 // GraphiQL, with the CLI, over REST) and watch its revision become DEPLOYED live.
 //
+// It asks for work only when woken (the `dataPlaneWakeUps` subscription, wake-ups.ts) or when a slot frees, never
+// in a loop while idle; with a key bound to a listener (`apikey create --reconcile --listener <id>`) it is that
+// listener's agent: it claims that listener's revisions only and keeps it online with heartbeats (heartbeats.ts).
+//
 // Run it with `RECONCILE_KEY=<key> npm run example:data-plane` beside `npm start` (examples/data-plane/README.md).
 // It keeps going until SIGINT or SIGTERM: then it claims nothing more, lets the revisions it holds finish, and
 // exits 0; a second signal stops at once (their leases lapse and the gateway queues them again).
@@ -17,11 +21,11 @@ import {
 } from './operations.ts';
 import { inspectSourceArchive, type SourceInspection } from './source-archive.ts';
 import { inspectRegistryImage, type ImagePull } from './registry-image.ts';
+import { startHeartbeats } from './heartbeats.ts';
+import { WakeUps } from './wake-ups.ts';
 
 /** Revisions walked at once (a real data plane: its free builders). */
 const CAPACITY = 4;
-/** With nothing queued, or every slot taken: how long before asking again. */
-const IDLE_MS = 1000;
 /** After a failure worth retrying (the gateway unreachable, restarting, rate limited): how long before the next try. */
 const RETRY_MS = 2000;
 /** Shortest time between two lease renewals. */
@@ -279,20 +283,35 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => onSignal('SIGTERM'));
 
   const walks = new Set<Promise<void>>();
+  const listenerId = await startHeartbeats(client, settings, stopping.signal, log);
   log(`Data-plane SIMULATOR (builds and runs nothing): claiming queued revisions from ${settings.gatewayUrl}/graphql, `
-    + `${settings.stepMs} ms between two reports${settings.tenantId ? `, for tenant ${settings.tenantId}` : ''}. Ctrl-C to stop.`);
+    + `${settings.stepMs} ms between two reports${settings.tenantId ? `, for tenant ${settings.tenantId}` : ''}, `
+    + `${listenerId ? `for listener ${listenerId} (version ${settings.version})` : 'for deployments on no listener'}. Ctrl-C to stop.`);
+  // Opened before the first claim: whatever is queued after it wakes the loop below.
+  const wakeUps = new WakeUps(settings, stopping.signal, log);
 
   while (!stopping.signal.aborted) {
-    let claimed: RevisionLease[] = [];
-    if (walks.size < CAPACITY) {
-      try {
-        ({ claimRevisions: { leases: claimed } } = await client.request<ClaimRevisionsResult>(CLAIM_REVISIONS, { input: { limit: CAPACITY - walks.size } }));
-      } catch (error) {
-        if (!(error instanceof GatewayUnavailable)) throw error;
-        log(`${error.message}; trying again in ${RETRY_MS / 1000} s`);
-        await sleep(RETRY_MS, stopping.signal).catch(() => undefined);
-        continue;
-      }
+    if (walks.size >= CAPACITY) {
+      // Full: a walk's end frees a slot, and more may be queued.
+      await Promise.race(walks);
+      wakeUps.again();
+      continue;
+    }
+    // Idle: nothing is asked until a wake-up (the first comes as the subscription opens).
+    await wakeUps.wait();
+    if (stopping.signal.aborted) break;
+    // The claim answers every wake-up so far; one that comes while it is on its way makes the next.
+    wakeUps.take();
+    const limit = CAPACITY - walks.size;
+    let claimed: RevisionLease[];
+    try {
+      ({ claimRevisions: { leases: claimed } } = await client.request<ClaimRevisionsResult>(CLAIM_REVISIONS, { input: { limit } }));
+    } catch (error) {
+      if (!(error instanceof GatewayUnavailable)) throw error;
+      log(`${error.message}; trying again in ${RETRY_MS / 1000} s`);
+      await sleep(RETRY_MS, stopping.signal).catch(() => undefined);
+      wakeUps.again();
+      continue;
     }
     for (const lease of claimed) {
       const walk: Promise<void> = new RevisionWalk(client, lease, settings, abandon.signal).run()
@@ -300,10 +319,8 @@ async function main(): Promise<void> {
         .finally(() => walks.delete(walk));
       walks.add(walk);
     }
-    // Full, or nothing was queued: wait a little (or until a walk ends) before asking again.
-    if (claimed.length === 0 || walks.size >= CAPACITY) {
-      await Promise.race([sleep(IDLE_MS, stopping.signal).catch(() => undefined), ...walks]);
-    }
+    // A full claim may have left more behind: claim again (up to the free slots).
+    if (claimed.length === limit) wakeUps.again();
   }
   await Promise.all(walks);
   log('Data-plane SIMULATOR stopped.');

@@ -14,6 +14,8 @@ export interface VerifiedKey {
   mayReadSecrets: boolean;
   mayWrite: boolean;
   mayReconcile: boolean;
+  /** The listener a data-plane key is bound to; null: none. */
+  listenerId: string | null;
 }
 
 const TTL_MS = 60_000;

@@ -36,6 +36,12 @@ export const ApiKeySchema = defineEntity({
     mayWrite: p.boolean().default(false),
     /** Whether the key is a data plane's: it may claim revisions and report their progress (`--reconcile`). */
     mayReconcile: p.boolean().default(false),
+    /**
+     * The listener a data-plane key is bound to (`--reconcile --listener <id>`): it claims and reports on the
+     * revisions of that listener's deployments only (docs/decisions.md#listeners). No foreign key: a key bound to
+     * a listener since deleted claims nothing, rather than becoming a key of no listener.
+     */
+    listenerId: p.uuid().nullable(),
     tenants: () => p.manyToMany(TenantSchema).pivotTable('api_key_tenant'),
     createdAt: createdAt(),
     revokedAt: p.datetime().nullable(),

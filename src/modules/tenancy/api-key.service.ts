@@ -6,6 +6,7 @@ import { TenantSchema } from './tenant.entity.ts';
 import { ACROSS_TENANTS } from '../common/tenant-scope.ts';
 import { isUuid } from '../common/uuid.ts';
 import { announceRevocation } from './api-key-revocations.ts';
+import { ListenerSchema } from '../listeners/listener.entity.ts';
 
 export class ApiKeyError extends Error {
   override name = 'ApiKeyError';
@@ -18,7 +19,7 @@ export interface IssuedApiKey {
 }
 
 export async function issueApiKey(
-  em: EntityManager, options: { tenantIds: string[]; name: string; mayReadSecrets: boolean; mayWrite?: boolean; mayReconcile?: boolean },
+  em: EntityManager, options: { tenantIds: string[]; name: string; mayReadSecrets: boolean; mayWrite?: boolean; mayReconcile?: boolean; listenerId?: string | null },
 ): Promise<IssuedApiKey> {
   if (options.tenantIds.length === 0) throw new ApiKeyError('a key needs at least one tenant (--tenant <uuid>)');
   const malformed = options.tenantIds.find((id) => !isUuid(id));
@@ -27,10 +28,24 @@ export async function issueApiKey(
   const tenants = await em.find(TenantSchema, { id: { $in: tenantIds } }, ACROSS_TENANTS);
   const missing = tenantIds.filter((id) => !tenants.some((t) => t.id === id));
   if (missing.length) throw new ApiKeyError(`unknown tenant ${missing.join(', ')}`);
+  const listenerId = options.listenerId == null ? null : await boundListener(em, options.listenerId, tenantIds, options.mayReconcile ?? false);
   const { key, prefix, keyHash } = generateApiKey();
-  const apiKey = em.create(ApiKeySchema, { name: options.name, prefix, keyHash, mayReadSecrets: options.mayReadSecrets, mayWrite: options.mayWrite ?? false, mayReconcile: options.mayReconcile ?? false, tenants });
+  const apiKey = em.create(ApiKeySchema, {
+    name: options.name, prefix, keyHash, mayReadSecrets: options.mayReadSecrets, mayWrite: options.mayWrite ?? false, mayReconcile: options.mayReconcile ?? false,
+    listenerId, tenants,
+  });
   await em.flush();
   return { key, apiKey };
+}
+
+/** The listener a data-plane key is bound to: one of a tenant the key is granted (docs/decisions.md#listeners). */
+async function boundListener(em: EntityManager, listenerId: string, tenantIds: string[], mayReconcile: boolean): Promise<string> {
+  if (!mayReconcile) throw new ApiKeyError('--listener binds a data plane\'s key: give --reconcile too');
+  if (!isUuid(listenerId)) throw new ApiKeyError(`listener "${listenerId}" is not a UUID`);
+  const id = listenerId.toLowerCase();
+  const listener = await em.findOne(ListenerSchema, { id }, ACROSS_TENANTS);
+  if (!listener || !tenantIds.includes(listener.tenant.id)) throw new ApiKeyError(`no listener ${id} in the key's tenants`);
+  return id;
 }
 
 /** Revokes the one key matching an id or prefix; ambiguous or unknown input changes nothing. */

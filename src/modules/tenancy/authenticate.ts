@@ -19,6 +19,11 @@ export interface Principal {
    * NO_SINGLE_TENANT, and everything but the data-plane operations refuses it as a read without a tenant is.
    */
   tenantIds: readonly string[];
+  /**
+   * The listener a data-plane key is bound to (`--listener`): it claims and reports on that listener's deployments
+   * only; null: a key of no listener, which works on the deployments on no listener (docs/decisions.md#listeners).
+   */
+  listenerId: string | null;
 }
 
 /** The `tenantId` of a data-plane key of several tenants that named none (see Principal.tenantIds). */
@@ -59,7 +64,7 @@ async function verify(presented: string, em: EntityManager, cache: ApiKeyCache |
   const generation = cache?.generation ?? 0;
   const apiKey = await em.fork().getRepository(ApiKeySchema).findByKeyHash(hashApiKey(presented));
   if (!apiKey || apiKey.revokedAt) return undefined;
-  const verified = { apiKeyId: apiKey.id, tenantIds: apiKey.tenants.getItems().map((t) => t.id), mayReadSecrets: apiKey.mayReadSecrets, mayWrite: apiKey.mayWrite, mayReconcile: apiKey.mayReconcile };
+  const verified = { apiKeyId: apiKey.id, tenantIds: apiKey.tenants.getItems().map((t) => t.id), mayReadSecrets: apiKey.mayReadSecrets, mayWrite: apiKey.mayWrite, mayReconcile: apiKey.mayReconcile, listenerId: apiKey.listenerId ?? null };
   cache?.set(presented, verified, generation);
   return verified;
 }
@@ -106,5 +111,5 @@ function principalOf(apiKey: VerifiedKey, headers: Pick<Headers, 'get'>): Princi
     tenantId = NO_SINGLE_TENANT;
     tenantIds = granted;
   }
-  return { apiKeyId: apiKey.apiKeyId, tenantId, tenantIds, mayReadSecrets: apiKey.mayReadSecrets, mayWrite: apiKey.mayWrite, mayReconcile: apiKey.mayReconcile };
+  return { apiKeyId: apiKey.apiKeyId, tenantId, tenantIds, mayReadSecrets: apiKey.mayReadSecrets, mayWrite: apiKey.mayWrite, mayReconcile: apiKey.mayReconcile, listenerId: apiKey.listenerId };
 }

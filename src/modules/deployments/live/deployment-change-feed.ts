@@ -19,9 +19,10 @@ import { REVISION_LOG_CHANNEL, parseLogAppended } from '../../revisions/lifecycl
 import { RevisionLogStream, type LoadLogLines } from '../../revisions/lifecycle/revision-log-stream.ts';
 import type { LogPhase } from '../../revisions/lifecycle/revision-log-line.entity.ts';
 import { liveUpdateErrors, type MissedReason } from './live-update-errors.ts';
+import { LISTENER_WORK_CHANNEL, WakeUpStream, parseWorkNotification, workKey } from '../../listeners/listener-wake-ups.ts';
 
 /** The channels the feed hears (the LISTEN connection must listen on them). */
-export const FEED_CHANNELS = [DEPLOYMENT_CHANGE_CHANNEL, REVISION_TRANSITION_CHANNEL, REVISION_LOG_CHANNEL] as const;
+export const FEED_CHANNELS = [DEPLOYMENT_CHANGE_CHANNEL, REVISION_TRANSITION_CHANNEL, REVISION_LOG_CHANNEL, LISTENER_WORK_CHANNEL] as const;
 
 /** How long notifications are gathered per tenant before the streams hear of them. */
 const WINDOW_MS = 25;
@@ -44,7 +45,7 @@ export interface DeploymentChangeFeedOptions {
 }
 
 interface OpenStream {
-  stream: DeploymentChangeStream | RevisionTransitionStream | RevisionLogStream;
+  stream: DeploymentChangeStream | RevisionTransitionStream | RevisionLogStream | WakeUpStream;
   principal: Principal;
   /** The notice this stream gets when changes may have been missed. */
   missedNotice: (reason: MissedReason) => GraphQLError;
@@ -57,6 +58,8 @@ export class DeploymentChangeFeed {
   private readonly byDeployment = new Map<string, Set<RevisionTransitionStream>>();
   /** Log streams by `<tenant id> <revision id> <phase>`. */
   private readonly byRevisionLog = new Map<string, Set<RevisionLogStream>>();
+  /** Data planes' wake-up streams by `<tenant id> <listener id or ->` (one entry per tenant of the key). */
+  private readonly byListenerWork = new Map<string, Set<WakeUpStream>>();
   private readonly byKey = new Map<string, Set<OpenStream>>();
   private readonly revoked = new Set<string>();
   private batches = new Map<string, Map<string, ChangeKind>>();
@@ -78,6 +81,7 @@ export class DeploymentChangeFeed {
       if (channel === DEPLOYMENT_CHANGE_CHANNEL) this.gather(payload);
       else if (channel === REVISION_TRANSITION_CHANNEL) this.deliverTransition(payload);
       else if (channel === REVISION_LOG_CHANNEL) this.deliverLogAppended(payload);
+      else if (channel === LISTENER_WORK_CHANNEL) this.deliverWork(payload);
     };
     const onLost = () => { this.gap = true; };
     const onListening = () => void this.recover();
@@ -164,6 +168,24 @@ export class DeploymentChangeFeed {
     return stream;
   }
 
+  /**
+   * A data plane's wake-ups (modules/listeners/listener-wake-ups.ts): revisions queued for its listener (or for
+   * no listener, a key bound to none) in any of the tenants it acts for.
+   */
+  openWakeUps(principal: Principal): WakeUpStream {
+    const ofKey = this.admit(principal);
+    const keys = principal.tenantIds.map((tenantId) => workKey(tenantId, principal.listenerId));
+    const stream: WakeUpStream = new WakeUpStream(() => {
+      removeFrom(this.byKey, principal.apiKeyId, open);
+      for (const key of keys) removeFrom(this.byListenerWork, key, stream);
+    });
+    const open: OpenStream = { principal, stream, missedNotice: (reason) => this.missedNotice(reason) };
+    ofKey.add(open);
+    for (const key of keys) this.byListenerWork.set(key, (this.byListenerWork.get(key) ?? new Set<WakeUpStream>()).add(stream));
+    this.byKey.set(principal.apiKeyId, ofKey);
+    return stream;
+  }
+
   /** The key's open streams, once it may open one more; throws the GraphQL error that says why not. */
   private admit(principal: Principal): Set<OpenStream> {
     if (!this.options.notifications) throw liveUpdateErrors.unavailable();
@@ -217,6 +239,15 @@ export class DeploymentChangeFeed {
       return;
     }
     for (const stream of this.byRevisionLog.get(`${appended.tenantId} ${appended.revisionId} ${appended.phase}`) ?? []) stream.receive(appended.lastLine);
+  }
+
+  private deliverWork(payload: string): void {
+    const work = parseWorkNotification(payload);
+    if (!work) {
+      this.options.logger.warn({ payload: payload.slice(0, 200) }, 'live updates: ignoring a listener work notification that is not one of ours');
+      return;
+    }
+    for (const stream of this.byListenerWork.get(work.key) ?? []) stream.receive({ reason: 'queued', tenantId: work.tenantId });
   }
 
   private flush(): void {

@@ -3,12 +3,13 @@
 // The semantics are docs/decisions.md#writes'. Both doors call these through the GraphQL mutations.
 import { randomUUID } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { sendWithNext } from '../../../db/statements-sent-with-next.ts';
+import { inOneTransaction } from '../../common/one-transaction.ts';
 import type { SecretCipher } from '../../secrets/secret-cipher.ts';
 import type { SourceArchives } from '../../storage/source-archives.ts';
 import type { SourceUpload } from '../../storage/source-upload.entity.ts';
 import type { ContainerRegistry } from '../../registry/container-registry.ts';
 import { IntegrationSchema } from '../../integrations/integration.entity.ts';
+import { checkDeploymentListener } from '../../listeners/deployment-listener.ts';
 import { RevisionSchema } from '../../revisions/revision.entity.ts';
 import { TenantSchema } from '../../tenancy/tenant.entity.ts';
 import { DeploymentSchema, type Deployment } from '../deployment.entity.ts';
@@ -61,6 +62,7 @@ export async function createDeployment(scope: WriteScope, request: CreateRequest
     const [{ taken }] = await tx.execute<[{ taken: boolean }]>('select deployment_name_taken(?, ?) as taken', [scope.tenantId, request.name]);
     if (taken) throw new DeploymentNameTaken(request.name);
     await checkIntegration(tx, request.source_config.integration_id);
+    await checkDeploymentListener(tx, scope.tenantId, request.source_config);
     const now = new Date();
     const id = randomUUID();
     // A new deployment has pushed nothing: an image of this service's registry would be another deployment's.
@@ -175,31 +177,9 @@ function rowOf(tx: EntityManager, deployment: Deployment): DeploymentReadModel {
   return { ...row, created_at: deployment.createdAt, updated_at: deployment.updatedAt } as DeploymentReadModel;
 }
 
-/**
- * Runs `write` in a transaction of its own, or in the one `scope.em` is in: a write under an Idempotency-Key
- * runs in its door's, which stores the answer and commits (modules/idempotency/keyed-write.ts). A write refuses
- * (throws) before any statement that changes a row, so a refusal leaves that transaction as it found it: what the
- * refused write loaded is forgotten, never flushed by a later write of the same request.
- */
-async function inTransaction<T>(scope: WriteScope, write: (tx: EntityManager) => Promise<T>): Promise<T> {
-  // Its reads go at once; its inserts, updates and deletes go with the transaction's next statement.
-  const written = (tx: EntityManager) => sendWithNext(tx, async () => {
-    const result = await write(tx);
-    await tx.flush();
-    return result;
-  });
-  if (scope.em.isInTransaction()) {
-    try {
-      return await written(scope.em);
-    } catch (error) {
-      scope.em.clear();
-      throw error;
-    }
-  }
-  const result = await scope.em.transactional(written);
-  await scope.afterCommit?.();
-  return result;
-}
+/** Each write's transaction: its reads go at once, its inserts, updates and deletes with the COMMIT (or the next read). */
+const inTransaction = <T>(scope: WriteScope, write: (tx: EntityManager) => Promise<T>): Promise<T> =>
+  inOneTransaction(scope, write, { writesWaitForNext: true });
 
 /**
  * The deployment, locked for the rest of the transaction, once `If-Match` (if sent) allows the write. `withLists`:

@@ -20,13 +20,14 @@ import {
 } from './data-plane-writer.ts';
 import { InvalidTransition, LeaseLost, LogLineLimit, LogLinesOutOfOrder, NOT_A_DATA_PLANE, RevisionEnded, RevisionNotRunning } from './lifecycle-problems.ts';
 import { LogPhaseEnum } from './revision-logs.graphql.ts';
+import { recordContact } from '../../listeners/listener-contact.ts';
 
 /** The data plane's scope, once its key may reconcile; the operation's reads go to the primary from here on. */
 function dataPlaneScope(ctx: GraphQLContext): DataPlaneScope {
   if (!ctx.principal.mayReconcile) throw new GraphQLError(NOT_A_DATA_PLANE, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
   readFromPrimary(ctx);
   const { principal } = ctx;
-  return { em: ctx.dataPlaneEm(), tenantIds: principal.tenantIds, apiKeyId: principal.apiKeyId, leaseSeconds: ctx.revisionLeaseSeconds, afterCommit: ctx.afterCommit };
+  return { em: ctx.dataPlaneEm(), tenantIds: principal.tenantIds, apiKeyId: principal.apiKeyId, listenerId: principal.listenerId, leaseSeconds: ctx.revisionLeaseSeconds, afterCommit: ctx.afterCommit };
 }
 
 /**
@@ -167,7 +168,10 @@ builder.mutationField('claimRevisions', (t) => t.field({
     const scope = dataPlaneScope(ctx);
     const limit = input.limit ?? 1;
     if (limit < 1 || limit > MAX_CLAIM) throw badUserInput('input.limit', `must be between 1 and ${MAX_CLAIM}; got ${limit}`);
-    return { clientMutationId: input.clientMutationId, leases: await claimRevisions(scope, limit) };
+    const leases = await claimRevisions(scope, limit);
+    // A claim is the bound listener's contact too (its `lastContactAt`, `online`).
+    if (scope.listenerId !== null) await recordContact(scope.em, { tenantIds: scope.tenantIds, listenerId: scope.listenerId }, null, { readBack: false });
+    return { clientMutationId: input.clientMutationId, leases };
   },
 }));
 

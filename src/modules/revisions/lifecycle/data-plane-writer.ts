@@ -12,6 +12,8 @@ import { timestampFromText } from '../../common/lean-rows.ts';
 import { IN_PROGRESS, isFinal, mayReport } from './revision-lifecycle.ts';
 import { InvalidTransition, LeaseLost, LogLineLimit, LogLinesOutOfOrder, RevisionEnded, RevisionNotRunning } from './lifecycle-problems.ts';
 import { REVISION_LOG_CHANNEL } from './revision-log-notifications.ts';
+import { inOneTransaction as inTransaction } from '../../common/one-transaction.ts';
+import { revisionOfListener, workOfListener } from '../../listeners/listener-work.ts';
 import type { LogPhase } from './revision-log-line.entity.ts';
 
 export interface DataPlaneScope {
@@ -20,6 +22,11 @@ export interface DataPlaneScope {
   /** The tenants the key acts for. */
   tenantIds: readonly string[];
   apiKeyId: string;
+  /**
+   * The listener the key is bound to: its data plane claims and reports on that listener's deployments only;
+   * null: on the deployments on no listener (modules/listeners/listener-work.ts).
+   */
+  listenerId: string | null;
   /** How long a claim or a report keeps the lease. */
   leaseSeconds: number;
   /** Runs once each write has committed, before its answer (read your writes with replicas). */
@@ -62,13 +69,14 @@ export async function claimRevisions(scope: DataPlaneScope, limit: number): Prom
   // Each tenant's queue is read in its index's order, up to the limit, and the oldest of those are taken: one
   // scan of every tenant's queue in time order passed over each other tenant's revisions queued earlier (7-9 ms
   // a claim behind 15,000 of them: bench/results/2026-11-27-lifecycle.md).
+  const ofListener = revisionOfListener(scope.listenerId, 'r');
   return inTransaction(scope, async (tx) => {
     const rows = await tx.execute<{ id: string; tenant_id: string; deployment_id: string; lease_id: string; expires_at: Date; source_tarball_path: string | null; image_uri: string | null }[]>(
       `with candidate as (
          select c.id from unnest(?::uuid[]) as t(tenant_id)
          cross join lateral (
            select r.id, r.created_at from revision r
-           where r.tenant_id = t.tenant_id and r.status = 'QUEUED'
+           where r.tenant_id = t.tenant_id and r.status = 'QUEUED' and ${ofListener.sql}
              and not exists (
                select 1 from revision o join revision_lease l on l.revision_id = o.id
                where o.deployment_id = r.deployment_id and o.status in (${IN_PROGRESS_SQL}) and l.expires_at is not null
@@ -95,7 +103,7 @@ export async function claimRevisions(scope: DataPlaneScope, limit: number): Prom
        )
        select claimed.id, claimed.tenant_id, claimed.deployment_id, leased.lease_id, leased.expires_at, claimed.source_tarball_path, claimed.image_uri
        from leased join claimed on claimed.id = leased.revision_id order by claimed.created_at, claimed.id`,
-      [toArray(scope.tenantIds), limit, limit, scope.apiKeyId, scope.leaseSeconds],
+      [toArray(scope.tenantIds), ...ofListener.params, limit, limit, scope.apiKeyId, scope.leaseSeconds],
     );
     return rows.map((row) => ({
       revisionId: row.id, deploymentId: row.deployment_id, tenantId: row.tenant_id, leaseId: row.lease_id, expiresAt: timestampFromText(row.expires_at),
@@ -227,8 +235,10 @@ export async function appendRevisionLogs(scope: DataPlaneScope, append: LogAppen
 
 /** The revision, locked, when it is one of the key's tenants' and DEPLOYED (running: it takes runtime lines). */
 async function lockRunning(tx: EntityManager, scope: DataPlaneScope, revisionId: string): Promise<LockedRevision> {
+  const ofListener = revisionOfListener(scope.listenerId, 'revision');
   const [revision] = await tx.execute<LockedRevision[]>(
-    'select status, tenant_id, deployment_id from revision where id = ? and tenant_id = any(?::uuid[]) for update', [revisionId, toArray(scope.tenantIds)],
+    `select status, tenant_id, deployment_id from revision where id = ? and tenant_id = any(?::uuid[]) and ${ofListener.sql} for update`,
+    [revisionId, toArray(scope.tenantIds), ...ofListener.params],
   );
   if (!revision) throw new RevisionNotFound(revisionId);
   if (revision.status !== 'DEPLOYED') throw new RevisionNotRunning(revisionId, revision.status);
@@ -249,7 +259,7 @@ export async function reportDeploymentStatus(scope: DataPlaneScope, report: Depl
     const deployment = await tx.findOne(
       DeploymentSchema, { id: report.deploymentId, tenant: { $in: [...scope.tenantIds] } }, { ...ACROSS_TENANTS, lockMode: LockMode.PESSIMISTIC_WRITE },
     );
-    if (!deployment) throw new DeploymentNotFound(report.deploymentId);
+    if (!deployment || !(await isListenersDeployment(tx, scope, deployment.id))) throw new DeploymentNotFound(report.deploymentId);
     if (report.status != null) deployment.status = report.status;
     if (report.customUrl !== undefined) deployment.sourceConfig = { ...deployment.sourceConfig, customUrl: report.customUrl } as never;
     if (report.imageVersion !== undefined) deployment.imageVersion = report.imageVersion;
@@ -258,14 +268,11 @@ export async function reportDeploymentStatus(scope: DataPlaneScope, report: Depl
   });
 }
 
-async function inTransaction<T>(scope: DataPlaneScope, write: (tx: EntityManager) => Promise<T>): Promise<T> {
-  const result = await scope.em.transactional(async (tx) => {
-    const written = await write(tx);
-    await tx.flush();
-    return written;
-  });
-  await scope.afterCommit?.();
-  return result;
+/** Whether the deployment is one the key's data plane works on (its listener's; another listener's is not found). */
+async function isListenersDeployment(tx: EntityManager, scope: DataPlaneScope, deploymentId: string): Promise<boolean> {
+  const work = workOfListener(scope.listenerId);
+  const rows = await tx.execute(`select 1 from deployment d where d.id = ? and ${work.sql}`, [deploymentId, ...work.params]);
+  return rows.length > 0;
 }
 
 /**
@@ -279,15 +286,17 @@ async function lockHeld(
   tx: EntityManager, scope: DataPlaneScope, revisionId: string, leaseId: string, { deploymentFirst = false } = {},
 ): Promise<LockedRevision> {
   const tenants = toArray(scope.tenantIds);
+  const ofListener = revisionOfListener(scope.listenerId, 'r');
   if (deploymentFirst) {
     await tx.execute(
       `select d.id from revision r join deployment d on d.id = r.deployment_id
-       where r.id = ? and r.tenant_id = any(?::uuid[]) for no key update of d`,
-      [revisionId, tenants],
+       where r.id = ? and r.tenant_id = any(?::uuid[]) and ${ofListener.sql} for no key update of d`,
+      [revisionId, tenants, ...ofListener.params],
     );
   }
   const [revision] = await tx.execute<LockedRevision[]>(
-    'select status, tenant_id, deployment_id from revision where id = ? and tenant_id = any(?::uuid[]) for update', [revisionId, tenants],
+    `select status, tenant_id, deployment_id from revision r where r.id = ? and r.tenant_id = any(?::uuid[]) and ${ofListener.sql} for update of r`,
+    [revisionId, tenants, ...ofListener.params],
   );
   if (!revision) throw new RevisionNotFound(revisionId);
   const [lease] = await tx.execute<{ lease_id: string; lapsed: boolean }[]>(
