@@ -58,6 +58,14 @@ describe('round trips to PostgreSQL per write', () => {
     expect(trips.length, trips.join('\n')).toBeLessThanOrEqual(3);
   });
 
+  it('of a create and of a PATCH without a key: 2 each (BEGIN with the name or the row, the rows with COMMIT)', async () => {
+    const create = await roundTripsOf(() => send('POST', '/v2/deployments', createBody(`unkeyed-${randomUUID().slice(0, 8)}`)), 201);
+    expect(create.length, create.join('\n')).toBeLessThanOrEqual(2);
+    const { json } = await send('POST', '/v2/deployments', createBody(`unkeyed-${randomUUID().slice(0, 8)}`));
+    const patch = await roundTripsOf(() => send('PATCH', `/v2/deployments/${json.id}`, { source_revision_config: { image_uri: 'registry.example.com/x:3' } }), 200);
+    expect(patch.length, patch.join('\n')).toBeLessThanOrEqual(2);
+  });
+
   it('of a PATCH that makes a revision, with an Idempotency-Key: 3 (BEGIN with the key, the row with its lists, the writes and the answer with COMMIT)', async () => {
     const { json } = await send('POST', '/v2/deployments', createBody(`patched-${randomUUID().slice(0, 8)}`));
     const trips = await roundTripsOf(() => send('PATCH', `/v2/deployments/${json.id}`, { source_revision_config: { image_uri: 'registry.example.com/x:2' } }, randomUUID()), 200);
