@@ -114,4 +114,17 @@ describe('GraphQL: a mutation\'s deployment is what a query of it then answers',
     expect(updated).toEqual(await read(json.id));
     expect(updated.revisions).toHaveLength(2);
   });
+
+  it('of two updates of one deployment in one request: each answers the deployment as it left it', async () => {
+    const { json } = await call('POST', '/v2/deployments', { body: richCreate(name('twice')) });
+    const data = await graphql(`mutation($first: UpdateDeploymentInput!, $second: UpdateDeploymentInput!) {
+      first: updateDeployment(input: $first) { ... on UpdateDeploymentPayload { deployment ${selection} } }
+      second: updateDeployment(input: $second) { ... on UpdateDeploymentPayload { deployment ${selection} } } }`, {
+      first: { id: json.id, secrets: [{ name: 'ONLY', value: 'one' }], secretReferences: [] },
+      second: { id: json.id, sourceRevisionConfig: { imageUri: 'x:3' } },
+    });
+    expect(data.first.deployment.secrets).toEqual([{ name: 'ONLY', value: 'one' }]);
+    expect(data.second.deployment).toEqual(await read(json.id));
+    expect(data.second.deployment.secrets).toEqual([{ name: 'ONLY', value: 'one' }]);
+  });
 });

@@ -43,6 +43,14 @@ export class RequestLoaders {
     this.#together = together;
   }
 
+  /**
+   * Forgets everything loaded so far: a write is about to change what it showed (a document's second mutation
+   * must not answer from what its first one read).
+   */
+  forgetAll(): void {
+    this.#deployments = this.#revisions = this.#tags = this.#integrations = this.#listeners = undefined;
+  }
+
   get deployments(): DeploymentLoaders {
     return (this.#deployments ??= new DeploymentLoaders(this.#em(), this.#revealWith, this.#together));
   }

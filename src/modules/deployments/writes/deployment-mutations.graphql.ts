@@ -18,10 +18,14 @@ import {
 import { DeploymentNameTaken, DeploymentNotFound, InvalidValues, READ_ONLY_KEY, RevisionNotFound } from './write-problems.ts';
 import { validateCreateRequest, validatePatchRequest } from './validate-write-request.ts';
 
-/** The caller's write scope, once it may write; the operation's reads go to the primary from here on. */
+/**
+ * The caller's write scope, once it may write; the operation's reads go to the primary from here on, and nothing
+ * read before the write answers after it.
+ */
 export function writeScope(ctx: GraphQLContext): WriteScope {
   if (!ctx.principal.mayWrite) throw new GraphQLError(READ_ONLY_KEY, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
   readFromPrimary(ctx);
+  ctx.loaders.forgetAll();
   return {
     em: ctx.primaryEm(), tenantId: ctx.principal.tenantId, cipher: ctx.cipher, sourceArchives: ctx.sourceArchives, registry: ctx.registry,
     afterCommit: ctx.afterCommit,
