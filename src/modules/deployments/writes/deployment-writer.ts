@@ -41,8 +41,8 @@ export interface WriteScope {
 
 /**
  * A deployment as a write left it, made from what the write sent (the row as the ORM wrote it, the version the
- * row's trigger gives it), so that the answer reads nothing back: the secrets and references where the write
- * replaced them (the others are read if asked for). test/write-answers.test.ts holds it to a read afterwards.
+ * row's trigger gives it), so that the answer does not read it back: the secrets and references where the write
+ * replaced them (the others are read if the answer asks for them: a lean read, with the write's rows before it). test/write-answers.test.ts holds it to a read afterwards.
  */
 export interface WrittenDeployment {
   row: DeploymentReadModel;
@@ -84,7 +84,7 @@ export async function createDeployment(scope: WriteScope, request: CreateRequest
 
 export async function updateDeployment(scope: WriteScope, id: string, request: PatchRequest, ifMatch: string | undefined): Promise<WrittenDeployment> {
   return inTransaction(scope, async (tx) => {
-    const deployment = await lockDeployment(tx, scope, id, ifMatch, true);
+    const deployment = await lockDeployment(tx, scope, id, ifMatch);
     const problems = patchProblems({
       source: deployment.source, deploymentType: deployment.deploymentType, repoRef: deployment.sourceRevisionConfig?.repoRef,
       sourceConfig: storedSourceConfig(deployment),
@@ -101,7 +101,7 @@ export async function updateDeployment(scope: WriteScope, id: string, request: P
     // A PATCH that changes nothing (`{}`, values equal to the stored ones) writes nothing: the same version and
     // ETag, no update event (docs/decisions.md#the-originals-open-points, 9).
     const stored = deployment.sourceConfig as unknown as Record<string, unknown>;
-    if (!builds && request.secret_references == null && Object.entries(settings).every(([key, value]) => stored[key] === value)) return { ...storedLists(deployment), row: rowOf(tx, deployment) };
+    if (!builds && request.secret_references == null && Object.entries(settings).every(([key, value]) => stored[key] === value)) return { row: rowOf(tx, deployment) };
     Object.assign(deployment.sourceConfig, settings);
     if (config.resource_spec != null) deployment.resourceSpec = resourceSpecEntity(config.resource_spec) as never;
     const written = await replaceSecrets(tx, scope, deployment, true, request.secrets ?? undefined, request.secret_references ?? undefined);
@@ -112,7 +112,7 @@ export async function updateDeployment(scope: WriteScope, id: string, request: P
       if (archive && typeof archive !== 'string') archive.usedByRevisionId ??= revisionId;
     }
     changed(deployment, now);
-    return { ...storedLists(deployment), ...written, row: rowOf(tx, deployment) };
+    return { ...written, row: rowOf(tx, deployment) };
   });
 }
 
@@ -137,7 +137,7 @@ export async function deleteDeployments(scope: WriteScope, ids: readonly string[
 /** A new revision built from what revision `revisionId` of the deployment was built from. */
 export async function redeployRevision(scope: WriteScope, id: string, revisionId: string, ifMatch: string | undefined): Promise<WrittenDeployment> {
   return inTransaction(scope, async (tx) => {
-    const deployment = await lockDeployment(tx, scope, id, ifMatch, true);
+    const deployment = await lockDeployment(tx, scope, id, ifMatch);
     const chosen = await tx.findOne(RevisionSchema, { tenant: scope.tenantId, deployment: id, id: revisionId.toLowerCase() });
     if (!chosen) throw new RevisionNotFound(revisionId);
     const config = { ...(chosen.sourceRevisionConfig ?? {}) } as RevisionConfig;
@@ -145,7 +145,7 @@ export async function redeployRevision(scope: WriteScope, id: string, revisionId
     deployment.sourceRevisionConfig = config as never;
     await addRevision(tx, scope, deployment, chosen.source, config, now);
     changed(deployment, now);
-    return { ...storedLists(deployment), row: rowOf(tx, deployment) };
+    return { row: rowOf(tx, deployment) };
   });
 }
 
@@ -156,18 +156,6 @@ export async function redeployRevision(scope: WriteScope, id: string, revisionId
 function changed(deployment: Deployment, now: Date): void {
   deployment.updatedAt = now;
   deployment.version += 1;
-}
-
-/** The secrets and references a deployment locked with its lists has stored, as a read lists them. */
-function storedLists(deployment: Deployment): Omit<WrittenDeployment, 'row'> {
-  return {
-    secrets: deployment.secrets.getItems().map((secret) => ({
-      deployment_id: deployment.id, name: secret.name, value_ciphertext: Buffer.from(secret.valueCiphertext).toString('base64'), key_fingerprint: secret.keyFingerprint ?? null,
-    })),
-    references: deployment.secretReferences.getItems().map((reference) => ({
-      deployment_id: deployment.id, name: reference.name, secret_name: reference.secretName, secret_key: reference.secretKey,
-    })),
-  };
 }
 
 /** The deployment's row as the ORM writes it (its column names, its jsonb values), which a read would return. */
@@ -181,16 +169,9 @@ function rowOf(tx: EntityManager, deployment: Deployment): DeploymentReadModel {
 const inTransaction = <T>(scope: WriteScope, write: (tx: EntityManager) => Promise<T>): Promise<T> =>
   inOneTransaction(scope, write, { writesWaitForNext: true });
 
-/**
- * The deployment, locked for the rest of the transaction, once `If-Match` (if sent) allows the write. `withLists`:
- * its secrets and references are read by the same statement (joined), for an answer that shows them.
- */
-async function lockDeployment(tx: EntityManager, scope: WriteScope, id: string, ifMatch: string | undefined, withLists = false): Promise<Deployment> {
-  const deployment = await tx.findOne(DeploymentSchema, { tenant: scope.tenantId, id: id.toLowerCase() }, {
-    lockMode: LockMode.PESSIMISTIC_WRITE,
-    // Only the deployment's row is locked: the joined lists are the rows its lock guards.
-    ...(withLists && { populate: ['secrets', 'secretReferences'] as never, strategy: 'joined', lockTableAliases: ['d0'] }),
-  });
+/** The deployment, locked for the rest of the transaction, once `If-Match` (if sent) allows the write. */
+async function lockDeployment(tx: EntityManager, scope: WriteScope, id: string, ifMatch: string | undefined): Promise<Deployment> {
+  const deployment = await tx.findOne(DeploymentSchema, { tenant: scope.tenantId, id: id.toLowerCase() }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!deployment) throw new DeploymentNotFound(id);
   if (ifMatch !== undefined && !ifMatchAllows(ifMatch, deployment.version)) throw new PreconditionFailed(id, deployment.version);
   return deployment;
