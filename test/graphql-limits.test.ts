@@ -91,6 +91,18 @@ describe('query limits', () => {
     expect(small.body.errors).toBeUndefined();
   });
 
+  it('costs a document again when a variable that sizes it changes, whatever its other variables (its cost is kept per page size)', async () => {
+    const page = (size: string) => `deployments${size} { resources ${everything} }`;
+    const query = `query($n: Int!, $name: String, $more: Boolean!) { a: ${page('(limit: $n, filter: { nameContains: $name })')} b: ${page('(limit: $n)')} c: ${page('(limit: $n) @include(if: $more)')} }`;
+    const answer = (variables: Record<string, unknown>) => dev.graphql(query, auth(), variables);
+    expect((await answer({ n: 5, name: 'a', more: true })).body.errors).toBeUndefined();
+    expect((await answer({ n: 5, name: 'b', more: false })).body.errors).toBeUndefined();
+    expect((await answer({ n: 100, name: 'a', more: false })).body.errors).toBeUndefined();
+    // The same page size and name, with the directive's variable turned: the third page now counts.
+    expect((await answer({ n: 100, name: 'a', more: true })).body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COMPLEX');
+    expect((await answer({ n: 5, name: 'c', more: true })).body.errors).toBeUndefined();
+  });
+
   it('answers a page larger than a field serves with that argument\'s range, not the cost limit (limit: 1000000)', async () => {
     const page = `resources ${everything}`;
     for (const [query, variables, argument] of [
@@ -317,8 +329,10 @@ describe('CORS', () => {
 
 describe('variables that do not fit the operation', () => {
   it('are a request error (400, BAD_USER_INPUT) naming the variable, never run', async () => {
-    const query = 'query($n: Int!) { deployments(limit: $n) { offset } }';
-    for (const variables of [{ n: 'abc' }, {}]) {
+    const query = 'query($n: Int!, $name: String) { deployments(limit: $n, filter: { nameContains: $name }) { offset } }';
+    // Costed once with variables that fit: the cost kept for it does not let others through.
+    expect((await dev.graphql(query, auth(), { n: 5, name: 'x' })).body.errors).toBeUndefined();
+    for (const variables of [{ n: 'abc' }, {}, { n: 5, name: 7 }]) {
       const { status, body } = await dev.graphql(query, auth(), variables);
       expect(status).toBe(400);
       expect(body.data).toBeUndefined();

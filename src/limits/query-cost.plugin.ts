@@ -5,7 +5,8 @@
 // graphql-armor's cost rule judges shape only (and multiplies by first/last only when written as literals),
 // so a page of 100 would cost the same as a page of 1 when the size comes in a variable.
 import {
-  getNullableType, GraphQLError, isListType, type DocumentNode, type ExecutionResult, type GraphQLCompositeType, type GraphQLField, type GraphQLSchema,
+  getNullableType, getOperationAST, getVariableValues, GraphQLError, isListType, Kind, visit, type DocumentNode, type ExecutionResult,
+  type GraphQLCompositeType, type GraphQLField, type GraphQLSchema,
 } from 'graphql';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 import type { Plugin } from 'graphql-yoga';
@@ -51,6 +52,29 @@ const listSizeEstimator: ComplexityEstimator = ({ type, field, args, childComple
 };
 
 const estimators = [listSizeEstimator, simpleEstimator({ defaultComplexity: 1 })];
+
+/** The field arguments sizeOf reads: only variables in these (or in a directive) change an operation's cost. */
+const PAGE_ARGUMENTS = new Set(['limit', 'first', 'last', 'ids']);
+/** A variable not sent (its default applies) is told apart from one sent as null. */
+const ABSENT = '\u0000absent';
+
+/**
+ * The variables a document's cost depends on: those in a page argument or a directive (`@include(if: $x)`).
+ * A write's input, a record's id or a filter's text do not change it, so a REST route or a dashboard's query
+ * costs one computation whatever values it is sent with.
+ */
+function costVariablesOf(document: DocumentNode): string[] {
+  const names = new Set<string>();
+  const collect = (node: Parameters<typeof visit>[0]) => visit(node, { Variable: (variable) => { names.add(variable.name.value); } });
+  visit(document, {
+    Directive: (directive) => { collect(directive); return false; },
+    Argument: (argument) => {
+      if (PAGE_ARGUMENTS.has(argument.name.value)) collect(argument.value);
+      return false;
+    },
+  });
+  return [...names].sort();
+}
 const CACHED_VARIABLE_SETS = 64;
 const MAX_CACHED_KEY_LENGTH = 512;
 
@@ -66,18 +90,26 @@ export interface QueryCostLimit {
 }
 
 export function queryCostLimit(maxCost: number): QueryCostLimit {
-  // The cost depends on the document and its variables only; REST routes and dashboards repeat both.
-  const costs = new WeakMap<DocumentNode, Map<string, number>>();
+  // The cost depends on the document and its page variables only; REST routes and dashboards repeat both.
+  const costs = new WeakMap<DocumentNode, { variables: string[]; known: Map<string, number> }>();
 
   function costOf(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | undefined, operationName: string | undefined): number {
-    const key = `${operationName ?? ''}\u0000${JSON.stringify(variables ?? {})}`;
-    let known = costs.get(document);
-    const cached = known?.get(key);
+    let costed = costs.get(document);
+    if (!costed) costs.set(document, (costed = { variables: costVariablesOf(document), known: new Map() }));
+    const { known } = costed;
+    // Variables that do not fit the operation are refused whatever the cache holds, with the error the cost's
+    // own coercion would have thrown (its last).
+    const operation = getOperationAST(document, operationName);
+    if (operation?.variableDefinitions?.length) {
+      const { errors } = getVariableValues(schema, operation.variableDefinitions, variables ?? {});
+      if (errors?.length) throw errors.at(-1);
+    }
+    const key = `${operationName ?? ''}\u0000${JSON.stringify(costed.variables.map((name) => (variables && name in variables ? variables[name] : ABSENT)))}`;
+    const cached = known.get(key);
     if (cached !== undefined) return cached;
     const cost = getComplexity({ schema, query: document, variables: variables ?? {}, operationName, estimators });
     // Large variable sets (a long id list) are not kept: the cache must stay small whatever clients send.
     if (key.length > MAX_CACHED_KEY_LENGTH) return cost;
-    if (!known) costs.set(document, (known = new Map()));
     if (known.size >= CACHED_VARIABLE_SETS) known.delete(known.keys().next().value!);
     known.set(key, cost);
     return cost;
