@@ -8,10 +8,7 @@
 // The getters are compiled (`new Function`) so that each reads one literal key: closures over a key variable
 // would share their property-load feedback and make it megamorphic. Names are checked before they are
 // written into code.
-import { camelCase } from '../modules/common/legacy-json.ts';
-
-/** `cpu_limit` → `cpuLimit`, as a type. */
-export type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+import { camelCase, type CamelCase } from '../modules/common/legacy-json.ts';
 
 /** The stored object's keys under their camelCase names, read-only. */
 export type CamelCaseView<Stored> = { readonly [K in keyof Stored & string as CamelCase<K>]: Stored[K] };

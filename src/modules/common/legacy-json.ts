@@ -5,10 +5,17 @@ import type { z } from 'zod';
 export const camelCase = (key: string) => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 export const snakeCase = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
+/** `cpu_limit` → `cpuLimit`, as a type. */
+export type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+
 /** Shallow key conversion; nested objects (Kubernetes shapes, free-form maps) keep their own keys. */
 export function mapKeys(value: object, convert: (key: string) => string): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value).map(([key, v]) => [convert(key), v]));
 }
+
+/** `mapKeys(value, camelCase)`, typed: `{ cpu_limit: V }` → `{ cpuLimit: V }`. */
+export const camelCaseKeys = <Value extends object>(value: Value) =>
+  mapKeys(value, camelCase) as { [Key in keyof Value & string as CamelCase<Key>]: Value[Key] };
 
 type Def = { type: string; innerType?: z.ZodType; in?: z.ZodType; shape?: Record<string, z.ZodType>; element?: z.ZodType };
 const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;

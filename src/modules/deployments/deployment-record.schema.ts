@@ -6,6 +6,7 @@ import {
   DEPLOYMENT_SOURCES, DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES,
 } from './deployment-enums.ts';
 import { UUID_PATTERN } from '../common/uuid.ts';
+import { resourceSpecScalars } from './resource-spec-fields.ts';
 
 export const uuid = z.string().regex(UUID_PATTERN, 'must be a UUID').transform((value) => value.toLowerCase());
 export const text = z.string().min(1, 'must not be empty');
@@ -53,18 +54,11 @@ const volume = z.strictObject({
   csi: optionalObject,
 });
 
+// The scalar fields by their stored kind (resource-spec-fields.ts).
+const STORED_SCALARS = { int: optionalInt, number: optionalNumber };
+
 export const resourceSpecSchema = z.strictObject({
-  min_scale: optionalInt, max_scale: optionalInt, cpu: optionalNumber, cpu_limit: optionalNumber,
-  memory_mb: optionalInt, memory_limit_mb: optionalInt,
-  queue_min_scale: optionalInt, queue_max_scale: optionalInt, queue_cpu: optionalNumber, queue_cpu_limit: optionalNumber,
-  queue_memory_mb: optionalInt, queue_memory_limit_mb: optionalInt,
-  orchestrator_cpu: optionalNumber, orchestrator_cpu_limit: optionalNumber, orchestrator_memory_mb: optionalNumber,
-  orchestrator_memory_limit_mb: optionalNumber, orchestrator_min_scale: optionalNumber, orchestrator_max_scale: optionalNumber,
-  executor_cpu: optionalNumber, executor_cpu_limit: optionalNumber, executor_memory_mb: optionalNumber,
-  executor_memory_limit_mb: optionalNumber,
-  redis_cpu: optionalNumber, redis_cpu_limit: optionalNumber, redis_memory_mb: optionalInt, redis_memory_limit_mb: optionalInt,
-  db_cpu: optionalNumber, db_cpu_limit: optionalNumber, db_memory_mb: optionalNumber, db_memory_limit_mb: optionalNumber,
-  db_storage_gi: optionalNumber, db_max_connections: optionalNumber,
+  ...resourceSpecScalars((field) => STORED_SCALARS[field.stored]),
   labels: optionalObject, annotations: optionalObject, service_account_name: optionalText,
   image_pull_secrets: z.array(z.strictObject({ name: optionalText })).nullish(),
   volumes: z.array(volume).nullish(),

@@ -4,10 +4,11 @@ import { builder } from '../../graphql/builder.ts';
 import type {
   Container, ContainerResources, EnvVar, ImagePullSecret, Volume, VolumeMount,
 } from './container.embeddable.ts';
-import { snakeCase } from '../common/legacy-json.ts';
+import { camelCase, snakeCase } from '../common/legacy-json.ts';
 import { keyOf } from '../../graphql/selected-columns.ts';
 import { camelCaseViewClass, type CamelCaseView } from '../../graphql/field-views.ts';
 import type { StoredResourceSpec } from './deployment-read-model.ts';
+import { RESOURCE_SPEC_SCALARS, type ResourceSpecScalar } from './resource-spec-fields.ts';
 
 type Described = Record<string, string>;
 
@@ -85,45 +86,13 @@ export const ContainerRef = builder.objectRef<Container>('Container').implement(
   }),
 });
 
-export const RESOURCE_SPEC_INTEGERS: Described = {
-  minScale: 'Minimum replicas of the main workload.',
-  maxScale: 'Maximum replicas of the main workload.',
-  memoryMb: 'Memory request of the main workload, in MB.',
-  memoryLimitMb: 'Memory limit of the main workload, in MB.',
-  queueMinScale: 'Minimum replicas of the queue workload.',
-  queueMaxScale: 'Maximum replicas of the queue workload.',
-  queueMemoryMb: 'Memory request of the queue workload, in MB.',
-  queueMemoryLimitMb: 'Memory limit of the queue workload, in MB.',
-  redisMemoryMb: 'Memory request of Redis, in MB.',
-  redisMemoryLimitMb: 'Memory limit of Redis, in MB.',
-};
-
-// The legacy interface calls these "numeric" or "numbers" (docs/legacy-api.md#resource-specification):
-// fractional values are kept as they are.
-export const RESOURCE_SPEC_NUMBERS: Described = {
-  cpu: 'CPU request of the main workload, in cores.',
-  cpuLimit: 'CPU limit of the main workload, in cores.',
-  queueCpu: 'CPU request of the queue workload, in cores.',
-  queueCpuLimit: 'CPU limit of the queue workload, in cores.',
-  orchestratorCpu: 'CPU request of the orchestrator, in cores.',
-  orchestratorCpuLimit: 'CPU limit of the orchestrator, in cores.',
-  orchestratorMemoryMb: 'Memory request of the orchestrator, in MB.',
-  orchestratorMemoryLimitMb: 'Memory limit of the orchestrator, in MB.',
-  orchestratorMinScale: 'Minimum replicas of the orchestrator.',
-  orchestratorMaxScale: 'Maximum replicas of the orchestrator.',
-  executorCpu: 'CPU request of the executor, in cores.',
-  executorCpuLimit: 'CPU limit of the executor, in cores.',
-  executorMemoryMb: 'Memory request of the executor, in MB.',
-  executorMemoryLimitMb: 'Memory limit of the executor, in MB.',
-  redisCpu: 'CPU request of Redis, in cores.',
-  redisCpuLimit: 'CPU limit of Redis, in cores.',
-  dbCpu: 'CPU request of the database, in cores.',
-  dbCpuLimit: 'CPU limit of the database, in cores.',
-  dbMemoryMb: 'Memory request of the database, in MB.',
-  dbMemoryLimitMb: 'Memory limit of the database, in MB.',
-  dbStorageGi: 'Storage of the database, in GiB.',
-  dbMaxConnections: 'Maximum connections of the database.',
-};
+// The scalar fields (resource-spec-fields.ts) by GraphQL name, with their descriptions: Int for the stored
+// integers, Float for the numbers, which may be fractional. Integers first, as the types have always listed them.
+const scalarsStoredAs = (stored: ResourceSpecScalar['stored']): Described => Object.fromEntries(
+  Object.entries<ResourceSpecScalar>(RESOURCE_SPEC_SCALARS).filter(([, field]) => field.stored === stored)
+    .map(([name, field]) => [camelCase(name), field.description]));
+export const RESOURCE_SPEC_INTEGERS = scalarsStoredAs('int');
+export const RESOURCE_SPEC_NUMBERS = scalarsStoredAs('number');
 
 // The parent is a view of the stored jsonb object (legacy snake_case keys at the top, Kubernetes' own keys
 // below) under the fields' names, so that graphql-jit reads every field inline (see graphql/field-views.ts).

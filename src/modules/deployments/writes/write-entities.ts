@@ -2,6 +2,7 @@
 // under the legacy keys): one place that knows both spellings for the writes.
 import { camelCase, mapKeys } from '../../common/legacy-json.ts';
 import type { StoredResourceSpec } from '../deployment-read-model.ts';
+import { RESOURCE_SPEC_SCALAR_NAMES, RESOURCE_SPEC_SCALARS } from '../resource-spec-fields.ts';
 import type { SourceConfigRequest, SourceRevisionConfigRequest } from './write-requests.ts';
 
 export interface RevisionConfig {
@@ -13,7 +14,7 @@ export interface RevisionConfig {
 }
 
 /** The CPU amounts the original rounds to one decimal (docs/legacy-api.md#resource-specification). */
-const ROUNDED = ['cpu', 'cpu_limit', 'queue_cpu', 'queue_cpu_limit', 'redis_cpu', 'redis_cpu_limit'] as const;
+const ROUNDED = RESOURCE_SPEC_SCALAR_NAMES.filter((name) => ['cpu', 'cpuLimit'].includes(RESOURCE_SPEC_SCALARS[name].request));
 
 /** The resource spec as its embeddable takes it: top-level keys camelCase, Kubernetes parts as they are. */
 export function resourceSpecEntity(spec: StoredResourceSpec | null | undefined): Record<string, unknown> | null {

@@ -9,6 +9,7 @@ import {
   ranged, required, string, uuid, type ModelValue,
 } from '../../common/request-model.ts';
 import { DEPLOYMENT_SOURCES, DEPLOYMENT_TYPES } from '../deployment-enums.ts';
+import { RESOURCE_SPEC_SCALAR_NAMES, resourceSpecScalars, type ResourceSpecScalarName } from '../resource-spec-fields.ts';
 
 export { jsonSchemaOf } from '../../common/request-model.ts';
 
@@ -69,36 +70,18 @@ const Volume = model('Volume', {
   csi: optional(freeForm),
 });
 
-const cpu = ranged('float', 0.1, 8);
-const cpuLimit = ranged('float', 0.1, 16);
+// The scalar fields' types by their request kind (resource-spec-fields.ts).
+const SCALAR_TYPES = { int, float, cpu: ranged('float', 0.1, 8), cpuLimit: ranged('float', 0.1, 16) };
+const scalarFields = <Name extends ResourceSpecScalarName>(names: readonly Name[]) =>
+  resourceSpecScalars((field) => optional(SCALAR_TYPES[field.request], field.requestDescription), names);
+// The original's model declares the database fields last, after the Kubernetes parts.
+type DatabaseField = Extract<ResourceSpecScalarName, `db_${string}`>;
+const isDatabaseField = (name: ResourceSpecScalarName): name is DatabaseField => name.startsWith('db_');
+const DATABASE_FIELDS = RESOURCE_SPEC_SCALAR_NAMES.filter(isDatabaseField);
+const WORKLOAD_FIELDS = RESOURCE_SPEC_SCALAR_NAMES.filter((name): name is Exclude<ResourceSpecScalarName, DatabaseField> => !isDatabaseField(name));
 
 const ResourceSpec = model('ResourceSpec-Input', {
-  min_scale: optional(int),
-  max_scale: optional(int),
-  cpu: optional(cpu, 'CPU request (cores) per replica; the limit defaults to twice this.'),
-  cpu_limit: optional(cpuLimit),
-  memory_mb: optional(int),
-  memory_limit_mb: optional(int),
-  queue_min_scale: optional(int),
-  queue_max_scale: optional(int),
-  queue_cpu: optional(cpu),
-  queue_cpu_limit: optional(cpuLimit),
-  queue_memory_mb: optional(int),
-  queue_memory_limit_mb: optional(int),
-  orchestrator_cpu: optional(float),
-  orchestrator_cpu_limit: optional(float),
-  orchestrator_memory_mb: optional(int),
-  orchestrator_memory_limit_mb: optional(int),
-  orchestrator_min_scale: optional(int),
-  orchestrator_max_scale: optional(int),
-  executor_cpu: optional(float),
-  executor_cpu_limit: optional(float),
-  executor_memory_mb: optional(int),
-  executor_memory_limit_mb: optional(int),
-  redis_cpu: optional(cpu),
-  redis_cpu_limit: optional(cpuLimit),
-  redis_memory_mb: optional(int),
-  redis_memory_limit_mb: optional(int),
+  ...scalarFields(WORKLOAD_FIELDS),
   labels: optional(stringMap),
   annotations: optional(stringMap),
   service_account_name: optional(string, 'Must already exist in the target namespace.'),
@@ -107,12 +90,7 @@ const ResourceSpec = model('ResourceSpec-Input', {
   volume_mounts: optional(listOf(nested(VolumeMount))),
   init_containers: optional(listOf(nested(Container))),
   sidecars: optional(listOf(nested(Container))),
-  db_cpu: optional(float),
-  db_cpu_limit: optional(float),
-  db_memory_mb: optional(int),
-  db_memory_limit_mb: optional(int),
-  db_storage_gi: optional(int),
-  db_max_connections: optional(int),
+  ...scalarFields(DATABASE_FIELDS),
 }, {
   title: 'ResourceSpec',
   description: 'Only for external_docker. Non-null on PATCH: a new revision, and the whole stored resource_spec is replaced.',
