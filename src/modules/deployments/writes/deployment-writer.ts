@@ -173,10 +173,15 @@ function rowOf(tx: EntityManager, deployment: Deployment): DeploymentReadModel {
 const inTransaction = <T>(scope: WriteScope, write: (tx: EntityManager) => Promise<T>): Promise<T> =>
   inOneTransaction(scope, write, { writesWaitForNext: true });
 
-/** The deployment, locked for the rest of the transaction, once `If-Match` (if sent) allows the write. */
+/**
+ * The deployment, locked for the rest of the transaction, once `If-Match` (if sent) allows the write. One fixed
+ * statement, its row then merged into the unit of work (`map`), which tracks its changes as findOne's would:
+ * findOne built the same query each time, an eighth of a PATCH's writer in a profile.
+ */
 async function lockDeployment(tx: EntityManager, scope: WriteScope, id: string, ifMatch: string | undefined): Promise<Deployment> {
-  const deployment = await tx.findOne(DeploymentSchema, { tenant: scope.tenantId, id: id.toLowerCase() }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  if (!deployment) throw new DeploymentNotFound(id);
+  const [row] = await tx.execute('select * from deployment where tenant_id = ? and id = ? for update', [scope.tenantId, id.toLowerCase()]);
+  if (!row) throw new DeploymentNotFound(id);
+  const deployment = tx.map(DeploymentSchema, row) as Deployment;
   if (ifMatch !== undefined && !ifMatchAllows(ifMatch, deployment.version)) throw new PreconditionFailed(id, deployment.version);
   return deployment;
 }
