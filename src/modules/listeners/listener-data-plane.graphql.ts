@@ -15,7 +15,6 @@ import type { WakeUp } from './listener-wake-ups.ts';
 
 const NOT_BOUND = 'This API key is bound to no listener: issue one with `npm run apikey -- create --reconcile --listener <listener id>`';
 
-
 const WakeUpReasonEnum = builder.enumType('WakeUpReason', {
   description: 'Why a data plane is woken: each time, claim until a claim takes nothing.',
   values: {
