@@ -125,6 +125,23 @@ describe('text and JSON the database cannot hold: 422 naming the value, never a 
     expect(answer.status, answer.text.slice(0, 300)).toBe(201);
   });
 
+  // The record is answered through GraphQL's types (an Int has 32 bits, a Float is finite), so a number beyond
+  // them would be stored and then fail every answer showing it: refused in GraphQL's words, as it always was.
+  it.each([
+    ['an integer past 32 bits', { min_scale: 3_000_000_000 }, 'min_scale', 3_000_000_000, 'Int cannot represent non 32-bit signed integer value: 3000000000'],
+    ['a negative one', { queue_memory_mb: -2_147_483_649 }, 'queue_memory_mb', -2_147_483_649, 'Int cannot represent non 32-bit signed integer value: -2147483649'],
+    ['"inf" for a number (was 500)', { orchestrator_cpu: 'inf' }, 'orchestrator_cpu', null, 'Float cannot represent non numeric value: Infinity'],
+  ])('a resource spec number the record cannot show: %s', async (_name, spec, field, input, error) => {
+    const before = await deploymentCount();
+    const loc = ['source_config', 'resource_spec', field];
+    expectJsonText(await call('POST', '/v2/deployments', { body: external({ source_config: { resource_spec: spec } }) }), 422, refused(loc, input, error));
+    expect(await deploymentCount()).toBe(before);
+    expectJsonText(await call('PATCH', `/v2/deployments/${ACME_DEPLOYMENT}`, { body: { source_config: { resource_spec: spec } } }), 422, refused(loc, input, error));
+    const largest = await call('POST', '/v2/deployments', { body: external({ name: 'largest-int', source_config: { resource_spec: { [field]: field === 'orchestrator_cpu' ? 1e300 : 2_147_483_647 * Math.sign(input ?? 1) } } }) });
+    expect(largest.status, largest.text).toBe(201);
+    await call('DELETE', `/v2/deployments/${largest.json.id}`);
+  });
+
   it('a free-form value of more than 64 KiB as JSON', async () => {
     const body = external({ source_config: { resource_spec: { volumes: [{ name: 'v', configMap: { data: { big: 'x'.repeat(65_536) } } }] } } });
     expectJsonText(await call('POST', '/v2/deployments', { body }), 422,

@@ -280,6 +280,21 @@ describe('text and times PostgreSQL cannot store (docs/decisions.md#text-and-jso
     expect(graphql.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'input.lines[0].timestamp' });
     expect((await call('POST', `/v1/projects/${id}/revisions/${revisionId}/build_logs`, { key: fixture.keys.reader, body: {} })).json.logs).toEqual([]);
   });
+
+  it.each([['without seconds', '2030-01-01T10:15Z'], ['a day its month has not', '2030-02-30T10:15:00Z']])(
+    'refuses a log line\'s time the DateTime scalar does not read (%s) on the REST door too: 422 in its words, storing nothing',
+    async (_name, timestamp) => {
+      const { id, revisionId } = await queuedDeployment();
+      const leaseId = await claim(revisionId);
+      const refused = await call('POST', `/v2/data-plane/revisions/${revisionId}/logs`, {
+        key: fixture.keys.plane, body: { lease_id: leaseId, phase: 'build', first_line: 0, lines: [{ message: 'ok', timestamp }] },
+      });
+      const error = `DateTime cannot represent an invalid date-time-string ${timestamp}`;
+      expect(refused.status, refused.text).toBe(422);
+      expect(refused.json).toEqual({ detail: [{ type: 'value_error', loc: ['body', 'lines', 0, 'timestamp'], msg: `Value error, ${error}`, input: timestamp, ctx: { error } }] });
+      expect((await call('POST', `/v1/projects/${id}/revisions/${revisionId}/build_logs`, { key: fixture.keys.reader, body: {} })).json.logs).toEqual([]);
+    },
+  );
 });
 
 describe('a data plane of several tenants', () => {

@@ -2,11 +2,14 @@
 // legacy routes of what reaches Yoga (a CORS preflight without CORS configured: 405). With the operation runner
 // off (AppOptions.runner), it serves every route by running its fixed operation through Yoga's own envelop
 // (its context factory and execute, with every plugin): the reference test/rest-runner.test.ts compares the
-// runner's answers with. Routing and the legacy answers are the functions the runner calls (rest/rest-router.ts).
+// runner's answers with. A write route's handler runs in the envelop's context first (under a key, in its
+// transaction), then its query through the envelop, as the answer's only execution: the metrics time that
+// query, where the runner times the write as a mutation of the route's name. Routing, the writes' steps and
+// the legacy answers are the functions the runner calls (rest/rest-router.ts).
 import { Response } from '@whatwg-node/fetch';
 import type { DocumentNode, ExecutionResult, GraphQLError } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
-import { useTransaction, type GraphQLContext } from '../graphql/context.ts';
+import { readFromPrimary, useTransaction, type GraphQLContext } from '../graphql/context.ts';
 import { maskUnexpectedError, UNEXPECTED_ERROR_MESSAGE } from '../graphql/mask-error.ts';
 import { scopeOfServerContext } from '../observability/request-scope.ts';
 import type { LegacyAnswer } from '../rest/legacy-responses.ts';
@@ -18,6 +21,7 @@ import { swaggerUiPage } from './swagger-ui-page.ts';
 import { legacyJsonAnswer } from '../runner/answer.ts';
 import { prepareRoute } from '../runner/rest-requests.ts';
 import { bodyBytes } from './body-bytes.ts';
+import type { KeyedWrite } from '../modules/idempotency/keyed-write.ts';
 
 export interface LegacyRestOptions {
   routes: readonly RestRoute[];
@@ -46,20 +50,32 @@ export function useLegacyRest({ routes, router, graphqlEndpoint, idempotentWrite
         return enveloped.contextFactory();
       },
       principalOf: (contextValue) => (contextValue as GraphQLContext).principal,
-      execute: async (route, contextValue, variableValues, keyed) => {
-        let document = documents.get(route);
-        if (!document) documents.set(route, (document = prepareRoute(enveloped.schema, route).document));
-        const execute = async () => (await enveloped.execute({ schema: enveloped.schema, document, contextValue, variableValues })) as ExecutionResult;
-        if (!keyed) return execute();
-        // The envelop's turn is taken inside the key's transaction here (a reference for tests, not a server).
-        return keyed.run(async (transaction) => {
-          useTransaction(contextValue as GraphQLContext, transaction);
-          const result = await execute();
-          return result.errors ? { ...result, errors: result.errors.map((error) => maskUnexpectedError(error, UNEXPECTED_ERROR_MESSAGE) as GraphQLError) } : result;
-        });
-      },
+      execute: (route, contextValue, variableValues, keyed) => inKeyed(contextValue as GraphQLContext, keyed, () => execute(route, contextValue, variableValues)),
+      write: (route, contextValue, write, keyed) => inKeyed(contextValue as GraphQLContext, keyed, async () => {
+        const wrote = await write(contextValue as GraphQLContext);
+        if ('result' in wrote) return wrote.result;
+        readFromPrimary(contextValue as GraphQLContext);
+        return execute(route, contextValue, wrote.variables);
+      }),
     };
+
+    async function execute(route: RestRoute, contextValue: unknown, variableValues: Record<string, unknown> | undefined): Promise<ExecutionResult> {
+      let document = documents.get(route);
+      if (!document) documents.set(route, (document = prepareRoute(enveloped.schema, route)!.document));
+      return (await enveloped.execute({ schema: enveloped.schema, document, contextValue, variableValues })) as ExecutionResult;
+    }
   };
+
+  /** `run`, or under an Idempotency-Key in the key's transaction, its errors masked there. */
+  function inKeyed(context: GraphQLContext, keyed: KeyedWrite<unknown> | undefined, run: () => Promise<ExecutionResult>): Promise<ExecutionResult> {
+    if (!keyed) return run();
+    // The envelop's turn is taken inside the key's transaction here (a reference for tests, not a server).
+    return keyed.run(async (transaction) => {
+      useTransaction(context, transaction);
+      const result = await run();
+      return result.errors ? { ...result, errors: result.errors.map((error) => maskUnexpectedError(error, UNEXPECTED_ERROR_MESSAGE) as GraphQLError) } : result;
+    });
+  }
 
   async function handle(request: Request, url: URL, serverContext: object): Promise<Response> {
     const scope = scopeOfServerContext(serverContext);

@@ -1,16 +1,26 @@
 // The data planes' REST routes (docs/rest.md#data-planes). These paths are ours, not the original's: the
-// original's data plane talks to it by means its specification does not show. Each runs its GraphQL mutation
-// (revisions/lifecycle/data-plane-mutations.graphql.ts) and answers ids and lease times, not records: a key of
-// several tenants may call them without naming one, and then has no tenant to read records in.
-import { MAX_REVISION_LOG_LINES, MAX_RUNTIME_LOG_LINES } from '../modules/revisions/lifecycle/data-plane-writer.ts';
+// original's data plane talks to it by means its specification does not show. Each runs the handler its
+// GraphQL mutation runs (revisions/lifecycle/data-plane-mutations.graphql.ts) with the body as the door
+// validated it, and answers ids and lease times from what the handler returned, not records: a key of several
+// tenants may call them without naming one, and then has no tenant to read records in.
+import { MAX_REVISION_LOG_LINES, MAX_RUNTIME_LOG_LINES, type RevisionClaim } from '../modules/revisions/lifecycle/data-plane-writer.ts';
 import { LOG_PHASES } from '../modules/revisions/lifecycle/revision-log-line.entity.ts';
 import {
-  checkClaim, checkDeploymentReport, checkLogAppend, checkStatusReport, type LogAppendBody,
+  checkClaim, checkDeploymentReport, checkLogAppend, checkStatusReport, linesOfAppend, type LogAppendBody,
 } from '../modules/revisions/lifecycle/data-plane-request-schema.ts';
+import {
+  appendRevisionLogsIn, claimRevisionsIn, reportDeploymentStatusIn, reportRevisionStatusIn,
+} from '../modules/revisions/lifecycle/data-plane-mutations.graphql.ts';
+import type { DeploymentStatus, RevisionStatus } from '../modules/deployments/deployment-enums.ts';
+import type { GraphQLContext } from '../graphql/context.ts';
+import { isoDateTime } from '../graphql/iso-date-time.ts';
+import { archiveUrlFor } from '../modules/storage/source-archive.graphql.ts';
 import { DEPLOYMENT_NOT_FOUND, deploymentIdParameter } from './deployments.route.ts';
 import { dataPlaneResponseSchema } from './response-schemas.ts';
-import { REFUSED, refusalAnswer } from './refusal-answers.ts';
 import type { RestRoute } from './rest-route.ts';
+
+/** A time as the answers write it (the DateTime scalar's text), or null. */
+const timeOf = (time: Date | null) => (time === null ? null : isoDateTime(time));
 
 const revisionIdParameter = { name: 'revision_id', in: 'path', kind: 'uuid', description: 'ID of the claimed revision.' } as const;
 const REVISION_NOT_FOUND = '`Revision ID <revision_id> not found.`: none of the key\'s tenants has that revision.';
@@ -18,16 +28,20 @@ const LEASE_LOST = 'The lease sent is not the revision\'s (it lapsed, or another
 const LEASE_CONFLICT = `${LEASE_LOST}, `
   + 'or the status cannot follow the revision\'s (the message names both; out of a final status it says the revision has ended: only the final report sent again is answered, `applied: false`).';
 
-interface ImagePull { token: string; registry: string; repository: string; reference: string; expiresAt: string }
-
-const leaseOf = (lease: Record<string, string | null> & { imagePull: ImagePull | null }) => ({
-  revision_id: lease.revisionId, deployment_id: lease.deploymentId, tenant_id: lease.tenantId, lease_id: lease.leaseId, lease_expires_at: lease.expiresAt,
-  source_archive_url: lease.sourceArchiveUrl,
-  image_pull: lease.imagePull && {
-    token: lease.imagePull.token, registry: lease.imagePull.registry, repository: lease.imagePull.repository, reference: lease.imagePull.reference,
-    expires_at: lease.imagePull.expiresAt,
-  },
-});
+/**
+ * A claim's lease as the answer shows it: with the archive's download URL and the image's pull grant, which
+ * GraphQL's RevisionLease fields give from the same functions.
+ */
+const leaseOf = async (ctx: GraphQLContext, lease: RevisionClaim) => {
+  const imagePull = ctx.registry?.pullGrant(lease.tenantId, lease.deploymentId, lease.imageUri) ?? null;
+  return {
+    revision_id: lease.revisionId, deployment_id: lease.deploymentId, tenant_id: lease.tenantId, lease_id: lease.leaseId, lease_expires_at: isoDateTime(lease.expiresAt),
+    source_archive_url: await archiveUrlFor(ctx, lease.sourceTarballPath),
+    image_pull: imagePull && {
+      token: imagePull.token, registry: imagePull.registry, repository: imagePull.repository, reference: imagePull.reference, expires_at: isoDateTime(imagePull.expiresAt),
+    },
+  };
+};
 
 export const claimRevisionsRoute: RestRoute = {
   path: '/v2/data-plane/claims',
@@ -45,13 +59,9 @@ export const claimRevisionsRoute: RestRoute = {
   body: checkClaim,
   bodySchema: 'ClaimRequest',
   bodyExample: { limit: 1 },
-  document: `mutation DataPlaneClaim($input: ClaimRevisionsInput!) {
-  claimRevisions(input: $input) {
-    leases { revisionId deploymentId tenantId leaseId expiresAt sourceArchiveUrl imagePull { token registry repository reference expiresAt } }
-  }
-}`,
-  variables: ({ body }) => ({ input: { limit: (body as { limit?: number | null }).limit ?? 1 } }),
-  respond: (data) => ({ status: 200, body: { leases: (data.claimRevisions.leases as Parameters<typeof leaseOf>[0][]).map(leaseOf) } }),
+  operationName: 'DataPlaneClaim',
+  write: async (ctx, { body }) => Promise.all((await claimRevisionsIn(ctx, (body as { limit?: number | null }).limit ?? 1)).map((lease) => leaseOf(ctx, lease))),
+  respond: (_data, _call, leases) => ({ status: 200, body: { leases } }),
   responseSchema: dataPlaneResponseSchema('Claims'),
 };
 
@@ -68,22 +78,14 @@ export const reportRevisionStatusRoute: RestRoute = {
   body: checkStatusReport,
   bodySchema: 'RevisionStatusReport',
   bodyExample: { lease_id: '00000000-0000-0000-0000-000000000000', status: 'BUILDING' },
-  document: `mutation DataPlaneReportStatus($input: ReportRevisionStatusInput!) {
-  reportRevisionStatus(input: $input) {
-    ${REFUSED} ... on LeaseLostError { status }
-    ... on ReportRevisionStatusPayload { revisionId status applied leaseExpiresAt }
-  }
-}`,
-  variables: ({ values, body }) => {
-    const report = body as { lease_id: string; status: string; message?: string | null };
-    return { input: { revisionId: values.revision_id, leaseId: report.lease_id, status: report.status, message: report.message ?? null } };
+  operationName: 'DataPlaneReportStatus',
+  write: async (ctx, { values, body }) => {
+    const report = body as { lease_id: string; status: RevisionStatus; message?: string | null };
+    const revisionId = values.revision_id as string;
+    const outcome = await reportRevisionStatusIn(ctx, { revisionId, leaseId: report.lease_id, status: report.status, message: report.message ?? null });
+    return { revision_id: revisionId, status: report.status, applied: outcome.applied, lease_expires_at: timeOf(outcome.leaseExpiresAt) };
   },
-  respond: (data) => {
-    const result = data.reportRevisionStatus;
-    return refusalAnswer(result) ?? {
-      status: 200, body: { revision_id: result.revisionId, status: result.status, applied: result.applied, lease_expires_at: result.leaseExpiresAt },
-    };
-  },
+  respond: (_data, _call, reported) => ({ status: 200, body: reported }),
   otherResponses: { 409: { description: LEASE_CONFLICT } },
   responseSchema: dataPlaneResponseSchema('StatusReported'),
   notFound: REVISION_NOT_FOUND,
@@ -105,27 +107,15 @@ export const appendRevisionLogsRoute: RestRoute = {
   body: checkLogAppend,
   bodySchema: 'LogAppend',
   bodyExample: { lease_id: '00000000-0000-0000-0000-000000000000', phase: LOG_PHASES[0], first_line: 0, lines: [{ message: 'Step 1/4 : FROM node:24' }] },
-  document: `mutation DataPlaneAppendLogs($input: AppendRevisionLogsInput!) {
-  appendRevisionLogs(input: $input) {
-    ${REFUSED} ... on LeaseLostError { status } ... on RevisionEndedError { status } ... on RevisionNotRunningError { status }
-    ... on LogLinesOutOfOrderError { expectedLine }
-    ... on LogLineLimitError { limit stored }
-    ... on AppendRevisionLogsPayload { appended nextLine leaseExpiresAt }
-  }
-}`,
-  variables: ({ values, body }) => {
+  operationName: 'DataPlaneAppendLogs',
+  write: async (ctx, { values, body }) => {
     const append = body as LogAppendBody;
-    return {
-      input: {
-        revisionId: values.revision_id, leaseId: append.lease_id ?? null, phase: append.phase.toUpperCase(), firstLine: append.first_line,
-        lines: append.lines.map((line) => ({ message: line.message, level: line.level ?? null, timestamp: line.timestamp ?? null })),
-      },
-    };
+    const outcome = await appendRevisionLogsIn(ctx, {
+      revisionId: values.revision_id as string, leaseId: append.lease_id ?? null, phase: append.phase, firstLine: append.first_line, lines: linesOfAppend(append),
+    });
+    return { appended: outcome.appended, next_line: outcome.nextLine, lease_expires_at: timeOf(outcome.leaseExpiresAt) };
   },
-  respond: (data) => {
-    const result = data.appendRevisionLogs;
-    return refusalAnswer(result) ?? { status: 200, body: { appended: result.appended, next_line: result.nextLine, lease_expires_at: result.leaseExpiresAt } };
-  },
+  respond: (_data, _call, appended) => ({ status: 200, body: appended }),
   otherResponses: {
     409: {
       description: `${LEASE_LOST}; `
@@ -150,19 +140,17 @@ export const reportDeploymentStatusRoute: RestRoute = {
   body: checkDeploymentReport,
   bodySchema: 'DeploymentStatusReport',
   bodyExample: { status: 'READY', custom_url: 'https://hello-api.example.com' },
-  document: `mutation DataPlaneReportDeployment($input: ReportDeploymentStatusInput!) {
-  reportDeploymentStatus(input: $input) { ${REFUSED} ... on ReportDeploymentStatusPayload { deploymentId } }
-}`,
-  variables: ({ values, body }) => {
-    const report = body as Record<string, unknown>;
-    return {
-      input: {
-        deploymentId: values.deployment_id, status: report.status ?? null,
-        ...('custom_url' in report && { customUrl: report.custom_url }), ...('image_version' in report && { imageVersion: report.image_version }),
-      },
-    };
+  operationName: 'DataPlaneReportDeployment',
+  write: async (ctx, { values, body }) => {
+    const report = body as { status?: DeploymentStatus | null; custom_url?: string | null; image_version?: string | null };
+    const deploymentId = values.deployment_id as string;
+    await reportDeploymentStatusIn(ctx, {
+      deploymentId, status: report.status ?? null,
+      ...('custom_url' in report && { customUrl: report.custom_url }), ...('image_version' in report && { imageVersion: report.image_version }),
+    });
+    return deploymentId;
   },
-  respond: (data) => refusalAnswer(data.reportDeploymentStatus) ?? { status: 200, body: { deployment_id: data.reportDeploymentStatus.deploymentId } },
+  respond: (_data, _call, deploymentId) => ({ status: 200, body: { deployment_id: deploymentId } }),
   responseSchema: dataPlaneResponseSchema('DeploymentReported'),
   notFound: DEPLOYMENT_NOT_FOUND,
 };

@@ -1,22 +1,35 @@
 // The original's deployment writes (docs/rest.md#writes): POST /v2/deployments, PATCH and DELETE
-// /v2/deployments/{deployment_id}, DELETE /v2/deployments (bulk) and POST …/revisions/{revision_id}/redeploy.
-// Each runs its GraphQL mutation; the body is validated first as FastAPI validates the original's models, and
-// the mutation's typed refusals become the original's status codes and `detail` bodies.
+// /v2/deployments/{deployment_id}, DELETE /v2/deployments (bulk), POST …/revisions/{revision_id}/redeploy,
+// …/push-token and …/upload-url. The body is validated as FastAPI validates the original's models, then each
+// runs the handler its GraphQL mutation runs, with that body as it is; an answer that shows the deployment
+// reads it with its GraphQL query (the request's loaders already hold what the write wrote). A refusal becomes
+// the original's status code and `detail` body (refusal-answers.ts).
 import { validateCreateRequest, validatePatchRequest } from '../modules/deployments/writes/validate-write-request.ts';
 import { MAX_BULK_DELETE } from '../modules/deployments/writes/deployment-writer.ts';
+import {
+  createDeploymentIn, deleteDeploymentIn, deleteDeploymentsIn, redeployRevisionIn, updateDeploymentIn,
+} from '../modules/deployments/writes/deployment-mutations.graphql.ts';
+import type { CreateRequest, PatchRequest } from '../modules/deployments/writes/write-requests.ts';
+import { issuePushToken } from '../modules/registry/push-token.graphql.ts';
+import { issueSourceUpload } from '../modules/storage/source-archive.graphql.ts';
+import { isoDateTime } from '../graphql/iso-date-time.ts';
 import { DEPLOYMENT_NOT_FOUND, deploymentAnswer, deploymentIdParameter, deploymentNotFound, recordWithEtag } from './deployments.route.ts';
 import { ETAG_HEADER } from './openapi.ts';
-import { INVALID, PRECONDITION, REFUSED, refusalAnswer } from './refusal-answers.ts';
 import { legacyResponseSchema } from './response-schemas.ts';
 import type { RestRoute, RouteCall } from './rest-route.ts';
-import { graphqlInputOf } from './write-variables.ts';
 
-const ifMatchVariable = (call: RouteCall) => (call.ifMatch === undefined ? {} : { ifMatch: call.ifMatch });
+const ifMatchOf = (call: RouteCall) => call.ifMatch;
+const deploymentIdOf = (call: RouteCall) => call.values.deployment_id as string;
+
+/** The query of a deployment a write left, as its answer shows it (with its ETag). */
+const deploymentDocument = (name: string) => `query ${name}($id: ID!) {
+  deployment(id: $id) ${recordWithEtag}
+}`;
 
 export const createDeploymentRoute: RestRoute = {
   path: '/v2/deployments',
   method: 'POST',
-  write: true,
+  needsWrite: true,
   idempotent: true,
   operationId: 'create_deployment_v2_deployments_post',
   summary: 'Create Deployment',
@@ -30,14 +43,11 @@ export const createDeploymentRoute: RestRoute = {
     name: 'hello-api', source: 'external_docker', source_config: { deployment_type: 'dev' },
     source_revision_config: { image_uri: 'nginx:1.27' }, secrets: [{ name: 'GREETING', value: 'hello' }],
   },
-  document: `mutation LegacyCreateDeployment($input: CreateDeploymentInput!) {
-  createDeployment(input: $input) {
-    ${REFUSED} ${INVALID}
-    ... on CreateDeploymentPayload { deployment ${recordWithEtag} }
-  }
-}`,
-  variables: ({ body }) => ({ input: graphqlInputOf(body as Record<string, unknown>) }),
-  respond: (data) => refusalAnswer(data.createDeployment) ?? deploymentAnswer(201, data.createDeployment.deployment, true),
+  operationName: 'LegacyCreateDeployment',
+  write: (ctx, { body }) => createDeploymentIn(ctx, body as CreateRequest),
+  document: deploymentDocument('LegacyCreateDeployment'),
+  variables: (_call, id) => ({ id }),
+  respond: (data) => deploymentAnswer(201, data.deployment, true),
   successStatus: 201,
   successHeaders: { ETag: ETAG_HEADER, Location: 'The new deployment\'s path, `/v2/deployments/<id>`.' },
   otherResponses: { 409: { description: 'The tenant already has a deployment of that name.' } },
@@ -47,7 +57,7 @@ export const createDeploymentRoute: RestRoute = {
 export const patchDeploymentRoute: RestRoute = {
   path: '/v2/deployments/{deployment_id}',
   method: 'PATCH',
-  write: true,
+  needsWrite: true,
   idempotent: true,
   ifMatch: true,
   operationId: 'patch_deployment_v2_deployments__deployment_id__patch',
@@ -59,14 +69,11 @@ export const patchDeploymentRoute: RestRoute = {
   body: validatePatchRequest as RestRoute['body'],
   bodySchema: 'DeploymentPatchRequest',
   bodyExample: { source_revision_config: { image_uri: 'nginx:1.28' } },
-  document: `mutation LegacyPatchDeployment($input: UpdateDeploymentInput!) {
-  updateDeployment(input: $input) {
-    ${REFUSED} ${INVALID} ${PRECONDITION}
-    ... on UpdateDeploymentPayload { deployment ${recordWithEtag} }
-  }
-}`,
-  variables: (call) => ({ input: { id: call.values.deployment_id, ...ifMatchVariable(call), ...graphqlInputOf(call.body as Record<string, unknown>) } }),
-  respond: (data) => refusalAnswer(data.updateDeployment) ?? deploymentAnswer(200, data.updateDeployment.deployment),
+  operationName: 'LegacyPatchDeployment',
+  write: (ctx, call) => updateDeploymentIn(ctx, deploymentIdOf(call), call.body as PatchRequest, ifMatchOf(call)),
+  document: deploymentDocument('LegacyPatchDeployment'),
+  variables: (_call, id) => ({ id }),
+  respond: (data) => deploymentAnswer(200, data.deployment),
   successHeaders: { ETag: ETAG_HEADER },
   responseSchema: legacyResponseSchema('Deployment'),
   notFound: DEPLOYMENT_NOT_FOUND,
@@ -75,7 +82,7 @@ export const patchDeploymentRoute: RestRoute = {
 export const deleteDeploymentRoute: RestRoute = {
   path: '/v2/deployments/{deployment_id}',
   method: 'DELETE',
-  write: true,
+  needsWrite: true,
   ifMatch: true,
   operationId: 'delete_deployment_v2_deployments__deployment_id__delete',
   summary: 'Delete Deployment',
@@ -85,14 +92,10 @@ export const deleteDeploymentRoute: RestRoute = {
     deploymentIdParameter,
     { name: 'delete_tracing_project', in: 'query', kind: 'bool', description: 'Accepted as the original accepts it (default false); this service keeps no tracing projects, so it changes nothing.' },
   ],
-  document: `mutation LegacyDeleteDeployment($input: DeleteDeploymentInput!) {
-  deleteDeployment(input: $input) {
-    ${REFUSED} ${PRECONDITION}
-    ... on DeleteDeploymentPayload { deletedId }
-  }
-}`,
-  variables: (call) => ({ input: { id: call.values.deployment_id, deleteTracingProject: call.values.delete_tracing_project ?? false, ...ifMatchVariable(call) } }),
-  respond: (data) => refusalAnswer(data.deleteDeployment) ?? { status: 204, body: null },
+  operationName: 'LegacyDeleteDeployment',
+  // delete_tracing_project changes nothing here (GraphQL's deleteTracingProject neither).
+  write: (ctx, call) => deleteDeploymentIn(ctx, deploymentIdOf(call), ifMatchOf(call)),
+  respond: () => ({ status: 204, body: null }),
   successStatus: 204,
   responseSchema: null,
   notFound: DEPLOYMENT_NOT_FOUND,
@@ -101,22 +104,19 @@ export const deleteDeploymentRoute: RestRoute = {
 export const deleteDeploymentsRoute: RestRoute = {
   path: '/v2/deployments',
   method: 'DELETE',
-  write: true,
+  needsWrite: true,
   operationId: 'delete_deployments_v2_deployments_delete',
   summary: 'Delete Deployments',
   description: `Deletes up to ${MAX_BULK_DELETE} deployments (\`?deployment_ids=<uuid>&deployment_ids=<uuid>\`) in one transaction. `
     + '200 when all were deleted; 207 when some were not found (`failed` says which); 404 when none was.',
   tag: 'deployments',
   parameters: [{ name: 'deployment_ids', in: 'query', kind: 'uuid-array', maxItems: MAX_BULK_DELETE, description: `Deployments to delete, the key repeated; at most ${MAX_BULK_DELETE}.` }],
-  document: `mutation LegacyDeleteDeployments($input: DeleteDeploymentsInput!) {
-  deleteDeployments(input: $input) { deletedIds notFoundIds }
-}`,
-  variables: ({ values }) => ({ input: { ids: values.deployment_ids } }),
-  respond: (data) => {
-    const { deletedIds, notFoundIds } = data.deleteDeployments as { deletedIds: string[]; notFoundIds: string[] };
-    if (deletedIds.length === 0) return deploymentNotFound(notFoundIds[0]);
-    const failed = notFoundIds.map((id) => ({ deployment_id: id, status: 404, detail: `Deployment ID ${id} not found.` }));
-    return { status: failed.length > 0 ? 207 : 200, body: { deleted_ids: deletedIds, failed } };
+  operationName: 'LegacyDeleteDeployments',
+  write: (ctx, { values }) => deleteDeploymentsIn(ctx, values.deployment_ids as string[]),
+  respond: (_data, _call, { deleted, notFound }: { deleted: string[]; notFound: string[] }) => {
+    if (deleted.length === 0) return deploymentNotFound(notFound[0]);
+    const failed = notFound.map((id) => ({ deployment_id: id, status: 404, detail: `Deployment ID ${id} not found.` }));
+    return { status: failed.length > 0 ? 207 : 200, body: { deleted_ids: deleted, failed } };
   },
   otherResponses: { 207: { description: 'Some deployments were deleted, some not found.', content: { 'application/json': { schema: legacyResponseSchema('BulkDeletion') } } } },
   responseSchema: legacyResponseSchema('BulkDeletion'),
@@ -126,32 +126,27 @@ export const deleteDeploymentsRoute: RestRoute = {
 export const redeployRevisionRoute: RestRoute = {
   path: '/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy',
   method: 'POST',
-  write: true,
+  needsWrite: true,
   ifMatch: true,
   operationId: 'redeploy_revision_v2_deployments__deployment_id__revisions__revision_id__redeploy_post',
   summary: 'Redeploy Revision',
   description: 'Makes a new revision (`QUEUED`) built from what the chosen revision was built from; it is the `latest_revision_id` of the answer.',
   tag: 'deployments',
   parameters: [deploymentIdParameter, { name: 'revision_id', in: 'path', kind: 'uuid', description: 'ID of the revision to build again.' }],
-  document: `mutation LegacyRedeployRevision($input: RedeployRevisionInput!) {
-  redeployRevision(input: $input) {
-    ${REFUSED} ${PRECONDITION}
-    ... on RedeployRevisionPayload { deployment ${recordWithEtag} }
-  }
-}`,
-  variables: (call) => ({ input: { deploymentId: call.values.deployment_id, revisionId: call.values.revision_id, ...ifMatchVariable(call) } }),
-  respond: (data) => refusalAnswer(data.redeployRevision) ?? deploymentAnswer(200, data.redeployRevision.deployment),
+  operationName: 'LegacyRedeployRevision',
+  write: (ctx, call) => redeployRevisionIn(ctx, deploymentIdOf(call), call.values.revision_id as string, ifMatchOf(call)),
+  document: deploymentDocument('LegacyRedeployRevision'),
+  variables: (_call, id) => ({ id }),
+  respond: (data) => deploymentAnswer(200, data.deployment),
   successHeaders: { ETag: ETAG_HEADER },
   responseSchema: legacyResponseSchema('Deployment'),
   notFound: `${DEPLOYMENT_NOT_FOUND} \`Revision ID <revision_id> not found.\`: the deployment has no revision of that id.`,
 };
 
-
-
 export const pushTokenRoute: RestRoute = {
   path: '/v2/deployments/{deployment_id}/push-token',
   method: 'POST',
-  write: true,
+  needsWrite: true,
   operationId: 'push_token_v2_deployments__deployment_id__push_token_post',
   summary: 'Push Token',
   description: 'A password for this service\'s container registry (user `oauth2accesstoken`), and the `registry_url` to push under: '
@@ -161,18 +156,9 @@ export const pushTokenRoute: RestRoute = {
     + '501 when the service is configured with no registry (REGISTRY_URL).',
   tag: 'deployments',
   parameters: [deploymentIdParameter],
-  document: `mutation LegacyPushToken($input: CreatePushTokenInput!) {
-  createPushToken(input: $input) {
-    ${REFUSED}
-    ... on CreatePushTokenPayload { token registryUrl expiresAt }
-  }
-}`,
-  variables: ({ values }) => ({ input: { deploymentId: values.deployment_id } }),
-  respond: (data) => {
-    const result = data.createPushToken;
-    if (result.__typename === 'RegistryNotConfiguredError') return { status: 501, body: { detail: result.message } };
-    return refusalAnswer(result) ?? { status: 200, body: { token: result.token, registry_url: result.registryUrl, expires_at: result.expiresAt } };
-  },
+  operationName: 'LegacyPushToken',
+  write: (ctx, call) => issuePushToken(ctx, deploymentIdOf(call)),
+  respond: (_data, _call, { token, registryUrl, expiresAt }) => ({ status: 200, body: { token, registry_url: registryUrl, expires_at: isoDateTime(expiresAt) } }),
   otherResponses: {
     400: { description: 'The deployment\'s source is not internal_docker: `Push tokens are only available for \'internal_docker\' source deployments.` (the CLI matches this text).' },
     501: { description: 'The service is configured with no container registry: `This service runs no container registry, so it issues no push tokens: …`.' },
@@ -184,7 +170,7 @@ export const pushTokenRoute: RestRoute = {
 export const uploadUrlRoute: RestRoute = {
   path: '/v2/deployments/{deployment_id}/upload-url',
   method: 'POST',
-  write: true,
+  needsWrite: true,
   operationId: 'upload_url_v2_deployments__deployment_id__upload_url_post',
   summary: 'Upload URL',
   description: 'A signed URL for one `PUT` of the source archive (a `.tar.gz`, at most 200 MiB; no API key: the signature is the permission), '
@@ -193,17 +179,9 @@ export const uploadUrlRoute: RestRoute = {
     + 'A path no PATCH named within the hour is removed.',
   tag: 'deployments',
   parameters: [deploymentIdParameter],
-  document: `mutation LegacySourceUpload($input: CreateSourceUploadInput!) {
-  createSourceUpload(input: $input) {
-    ${REFUSED}
-    ... on CreateSourceUploadPayload { uploadUrl objectPath expiresAt }
-  }
-}`,
-  variables: ({ values }) => ({ input: { deploymentId: values.deployment_id } }),
-  respond: (data) => {
-    const result = data.createSourceUpload;
-    return refusalAnswer(result) ?? { status: 200, body: { upload_url: result.uploadUrl, object_path: result.objectPath, expires_at: result.expiresAt } };
-  },
+  operationName: 'LegacySourceUpload',
+  write: (ctx, call) => issueSourceUpload(ctx, deploymentIdOf(call)),
+  respond: (_data, _call, { uploadUrl, objectPath, expiresAt }) => ({ status: 200, body: { upload_url: uploadUrl, object_path: objectPath, expires_at: isoDateTime(expiresAt) } }),
   otherResponses: { 400: { description: 'The deployment\'s source is neither internal_source nor internal_docker: `Upload URLs are only available for \'internal_source\' and \'internal_docker\' source deployments.`' } },
   responseSchema: legacyResponseSchema('SourceUpload'),
   notFound: DEPLOYMENT_NOT_FOUND,

@@ -1,6 +1,10 @@
 // POST /v2/data-plane/heartbeat (ours, docs/rest.md#listeners): a listener's data plane is alive, at a version.
-// Runs the `reportListenerHeartbeat` mutation (modules/listeners/listener-data-plane.graphql.ts).
+// Runs the handler of the `reportListenerHeartbeat` mutation (modules/listeners/listener-data-plane.graphql.ts)
+// with the body as the door validated it, and answers from the contact it recorded.
 import { checkHeartbeat } from '../modules/listeners/listener-request-schema.ts';
+import { reportHeartbeat } from '../modules/listeners/listener-data-plane.graphql.ts';
+import { isOnline } from '../modules/listeners/listener-online.ts';
+import { isoDateTime } from '../graphql/iso-date-time.ts';
 import { dataPlaneResponseSchema } from './response-schemas.ts';
 import type { RestRoute } from './rest-route.ts';
 
@@ -17,13 +21,10 @@ export const listenerHeartbeatRoute: RestRoute = {
   body: checkHeartbeat,
   bodySchema: 'Heartbeat',
   bodyExample: { version: '1.4.0' },
-  document: `mutation DataPlaneHeartbeat($input: ReportListenerHeartbeatInput!) {
-  reportListenerHeartbeat(input: $input) { listenerId version lastContactAt online }
-}`,
-  variables: ({ body }) => ({ input: { version: (body as { version?: string | null }).version ?? null } }),
-  respond: (data) => {
-    const contact = data.reportListenerHeartbeat;
-    return { status: 200, body: { listener_id: contact.listenerId, version: contact.version, last_contact_at: contact.lastContactAt, online: contact.online } };
-  },
+  operationName: 'DataPlaneHeartbeat',
+  write: (ctx, { body }) => reportHeartbeat(ctx, (body as { version?: string | null }).version ?? null),
+  respond: (_data, _call, contact) => ({
+    status: 200, body: { listener_id: contact.listenerId, version: contact.version, last_contact_at: isoDateTime(contact.lastContactAt), online: isOnline(contact.lastContactAt) },
+  }),
   responseSchema: dataPlaneResponseSchema('Heartbeat'),
 };

@@ -1,10 +1,11 @@
 // The original's listener operations (docs/rest.md#listeners): GET and POST /v2/listeners, GET, PATCH and
-// DELETE /v2/listeners/{listener_id}. Each runs its GraphQL query or mutation (modules/listeners); the body is
-// validated first as FastAPI validates the original's models, and typed refusals become its status codes.
+// DELETE /v2/listeners/{listener_id}. A read runs its GraphQL query; a write, validated first as FastAPI
+// validates the original's models, runs the handler its mutation runs (modules/listeners) with that body, then
+// reads the listener it left with its query; refusals become the original's status codes (refusal-answers.ts).
 import { checkListenerCreate, checkListenerPatch, type ListenerCreateBody, type ListenerPatchBody } from '../modules/listeners/listener-request-schema.ts';
+import { createListenerIn, deleteListenerIn, updateListenerIn } from '../modules/listeners/listener-mutations.graphql.ts';
 import { nextOffset, pageParameters, pageVariables } from './offset-pages.ts';
 import { legacyResponseSchema } from './response-schemas.ts';
-import { INVALID, REFUSED, refusalAnswer } from './refusal-answers.ts';
 import type { RestRoute } from './rest-route.ts';
 
 const LISTENER_FIELDS = 'version compute_type: computeType compute_id: computeId compute_config: computeConfig { k8s_namespaces: k8sNamespaces } id: uuid created_at: createdAt updated_at: updatedAt';
@@ -20,6 +21,9 @@ const toLegacyJson = (listener: ListenerJson) => ({ ...listener, compute_type: l
 export const listenerNotFound = (id: unknown) => ({ status: 404, body: { detail: `Listener ID ${String(id)} not found.` } });
 const LISTENER_NOT_FOUND = '`Listener ID <listener_id> not found.`: unknown, or another tenant\'s.';
 const listenerIdParameter = { name: 'listener_id', in: 'path', kind: 'uuid', description: 'ID of the listener.' } as const;
+
+/** The query of the listener a write left, as its answer shows it. */
+const listenerDocument = (name: string) => `query ${name}($id: ID!) { listener(id: $id) { ${LISTENER_FIELDS} } }`;
 
 export const listListenersRoute: RestRoute = {
   path: '/v2/listeners',
@@ -46,7 +50,7 @@ export const listListenersRoute: RestRoute = {
 export const createListenerRoute: RestRoute = {
   path: '/v2/listeners',
   method: 'POST',
-  write: true,
+  needsWrite: true,
   operationId: 'create_listener_v2_listeners_post',
   summary: 'Create Listener',
   description: 'Registers a cluster of the tenant\'s own. A listener must have a unique combination of tenant and `compute_id`.',
@@ -55,19 +59,11 @@ export const createListenerRoute: RestRoute = {
   body: checkListenerCreate,
   bodySchema: 'ListenerCreateRequest',
   bodyExample: { compute_type: 'k8s', compute_id: 'prod-eu-1', compute_config: { k8s_namespaces: ['apps'] } },
-  document: `mutation LegacyCreateListener($input: CreateListenerInput!) {
-  createListener(input: $input) { ${REFUSED} ${INVALID} ... on CreateListenerPayload { listener { ${LISTENER_FIELDS} } } }
-}`,
-  variables: ({ body }) => {
-    const request = body as ListenerCreateBody;
-    return {
-      input: {
-        computeType: request.compute_type.toUpperCase(), computeId: request.compute_id, version: request.version ?? null,
-        computeConfig: { k8sNamespaces: request.compute_config.k8s_namespaces ?? null },
-      },
-    };
-  },
-  respond: (data) => refusalAnswer(data.createListener) ?? { status: 201, body: toLegacyJson(data.createListener.listener) },
+  operationName: 'LegacyCreateListener',
+  write: (ctx, { body }) => createListenerIn(ctx, body as ListenerCreateBody),
+  document: listenerDocument('LegacyCreateListener'),
+  variables: (_call, id) => ({ id }),
+  respond: (data) => ({ status: 201, body: toLegacyJson(data.listener) }),
   successStatus: 201,
   otherResponses: { 409: { description: '`Listener for tenant ID \'<tenant_id>\' and compute ID \'<compute_id>\' already exists.`' } },
   responseSchema: legacyResponseSchema('Listener'),
@@ -90,7 +86,7 @@ export const getListenerRoute: RestRoute = {
 export const patchListenerRoute: RestRoute = {
   path: '/v2/listeners/{listener_id}',
   method: 'PATCH',
-  write: true,
+  needsWrite: true,
   operationId: 'patch_listener_v2_listeners__listener_id__patch',
   summary: 'Patch Listener',
   description: 'Changes a listener\'s `version` and/or `compute_config` (replaced whole). Namespaces that deployments on the listener run in must stay (409 otherwise).',
@@ -99,20 +95,11 @@ export const patchListenerRoute: RestRoute = {
   body: checkListenerPatch,
   bodySchema: 'ListenerPatchRequest',
   bodyExample: { compute_config: { k8s_namespaces: ['apps', 'batch'] } },
-  document: `mutation LegacyPatchListener($input: UpdateListenerInput!) {
-  updateListener(input: $input) { ${REFUSED} ${INVALID} ... on UpdateListenerPayload { listener { ${LISTENER_FIELDS} } } }
-}`,
-  variables: ({ values, body }) => {
-    const request = body as ListenerPatchBody;
-    return {
-      input: {
-        id: values.listener_id,
-        ...('version' in request && { version: request.version ?? null }),
-        ...(request.compute_config != null && { computeConfig: { k8sNamespaces: request.compute_config.k8s_namespaces ?? null } }),
-      },
-    };
-  },
-  respond: (data) => refusalAnswer(data.updateListener) ?? { status: 200, body: toLegacyJson(data.updateListener.listener) },
+  operationName: 'LegacyPatchListener',
+  write: (ctx, { values, body }) => updateListenerIn(ctx, values.listener_id as string, body as ListenerPatchBody),
+  document: listenerDocument('LegacyPatchListener'),
+  variables: (_call, id) => ({ id }),
+  respond: (data) => ({ status: 200, body: toLegacyJson(data.listener) }),
   otherResponses: { 409: { description: 'The new `k8s_namespaces` leave out namespaces deployments on the listener run in (the message names them); nothing was changed.' } },
   responseSchema: legacyResponseSchema('Listener'),
   notFound: LISTENER_NOT_FOUND,
@@ -121,17 +108,15 @@ export const patchListenerRoute: RestRoute = {
 export const deleteListenerRoute: RestRoute = {
   path: '/v2/listeners/{listener_id}',
   method: 'DELETE',
-  write: true,
+  needsWrite: true,
   operationId: 'delete_listener_v2_listeners__listener_id__delete',
   summary: 'Delete Listener',
   description: 'Deletes a listener that no deployment names (409 while some do).',
   tag: 'listeners',
   parameters: [listenerIdParameter],
-  document: `mutation LegacyDeleteListener($input: DeleteListenerInput!) {
-  deleteListener(input: $input) { ${REFUSED} ... on DeleteListenerPayload { deletedId } }
-}`,
-  variables: ({ values }) => ({ input: { id: values.listener_id } }),
-  respond: (data) => refusalAnswer(data.deleteListener) ?? { status: 204, body: null },
+  operationName: 'LegacyDeleteListener',
+  write: (ctx, { values }) => deleteListenerIn(ctx, values.listener_id as string),
+  respond: () => ({ status: 204, body: null }),
   successStatus: 204,
   otherResponses: { 409: { description: 'Deployments name the listener: `Listener ID <listener_id> is named by <n> deployments; delete them first.`' } },
   responseSchema: null,

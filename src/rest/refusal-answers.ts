@@ -1,58 +1,45 @@
-// The original's answers to the mutations' typed refusals (docs/decisions.md#writes), for every REST route that
-// runs a mutation: one switch, whatever the route. A route's document selects REFUSED and the fragments of the
-// refusals its mutation may give; a payload is not a refusal (undefined).
+// The original's answers to the writes' refusals (docs/decisions.md#writes), for every REST write route: one
+// switch, by the refusal's class, whatever the route. The handlers throw these (write-problems.ts and the
+// listeners', data planes', registry's and source archives' own); GraphQL shows the same classes as typed
+// results (Pothos' errors plugin). Anything else thrown is no refusal (undefined).
+import type { GraphQLContext } from '../graphql/context.ts';
+import { deploymentTagFor } from '../modules/deployments/deployment-tag.ts';
+import {
+  DeploymentNameTaken, DeploymentNotFound, InvalidValues, PreconditionFailed, RevisionNotFound, WriteRefusal,
+} from '../modules/deployments/writes/write-problems.ts';
+import { ListenerComputeIdTaken, ListenerInUse, ListenerNamespacesInUse, ListenerNotFound } from '../modules/listeners/listener-problems.ts';
+import { PushTokensUnavailable, RegistryNotConfigured } from '../modules/registry/push-tokens.ts';
+import {
+  InvalidTransition, LeaseLost, LogLineLimit, LogLinesOutOfOrder, RevisionEnded, RevisionNotRunning,
+} from '../modules/revisions/lifecycle/lifecycle-problems.ts';
+import { SourceUploadsUnavailable } from '../modules/storage/source-archives.ts';
 import type { LegacyAnswer } from './legacy-responses.ts';
 
-/** Every refusal's type and message. */
-export const REFUSED = '__typename ... on MutationError { message }';
-/** An InvalidInputError's problems, which become pydantic's 422 items. */
-export const INVALID = '... on InvalidInputError { problems { restLocation type message input context } }';
-/** A PreconditionFailedError's current tag, which its 412 carries as ETag. */
-export const PRECONDITION = '... on PreconditionFailedError { currentEtag }';
+const detail = (status: number, refusal: WriteRefusal, more: Record<string, unknown> = {}): LegacyAnswer => ({ status, body: { detail: refusal.message, ...more } });
 
-interface Refusal {
-  __typename: string;
-  message: string;
-  problems?: { restLocation: string[]; type: string; message: string; input: unknown; context: Record<string, unknown> | null }[];
-  currentEtag?: string;
-  expectedLine?: number;
-  status?: string;
-  limit?: number;
-  stored?: number;
-}
-
-const detail = (status: number, result: Refusal, more: Record<string, unknown> = {}): LegacyAnswer => ({ status, body: { detail: result.message, ...more } });
-
-/** The answer to `result` when it is a refusal; undefined for a payload. */
-export function refusalAnswer(result: Refusal): LegacyAnswer | undefined {
-  switch (result.__typename) {
-    case 'InvalidInputError':
-      return {
-        status: 422,
-        body: {
-          // Built as pydantic builds its items, so the keys come in its order (type, loc, msg, input, ctx).
-          detail: result.problems!.map(({ restLocation, type, message, input, context }) => ({
-            type, loc: ['body', ...restLocation.map((part) => (/^\d+$/.test(part) ? Number(part) : part))], msg: message, input,
-            ...(context && { ctx: context }),
-          })),
-        },
-      };
-    case 'DeploymentNotFoundError':
-    case 'RevisionNotFoundError':
-    case 'ListenerNotFoundError': return detail(404, result);
-    case 'PreconditionFailedError': return { ...detail(412, result), headers: { etag: result.currentEtag! } };
-    case 'PushTokensUnavailableError':
-    case 'SourceUploadsUnavailableError': return detail(400, result);
-    case 'DeploymentNameTakenError':
-    case 'ListenerComputeIdTakenError':
-    case 'ListenerInUseError':
-    case 'ListenerNamespacesInUseError':
-    case 'InvalidTransitionError': return detail(409, result);
-    case 'LeaseLostError':
-    case 'RevisionEndedError':
-    case 'RevisionNotRunningError': return detail(409, result, { status: result.status });
-    case 'LogLinesOutOfOrderError': return detail(409, result, { expected_line: result.expectedLine });
-    case 'LogLineLimitError': return detail(409, result, { line_limit: result.limit, lines_stored: result.stored });
-    default: return undefined;
+/**
+ * The answer to `error` when it is a refusal, undefined otherwise. `reader`: the operation's context, whose
+ * caller a 412's ETag (the deployment's tag now) is made for.
+ */
+export function refusalAnswer(error: unknown, reader: Pick<GraphQLContext, 'principal' | 'cipher'>): LegacyAnswer | undefined {
+  if (!(error instanceof WriteRefusal)) return undefined;
+  if (error instanceof InvalidValues) {
+    return {
+      status: 422,
+      body: {
+        // Built as pydantic builds its items, so the keys come in its order (type, loc, msg, input, ctx).
+        detail: error.problems.map(({ type, loc, msg, input, ctx }) => ({ type, loc: ['body', ...loc], msg, input: input ?? null, ...(ctx && { ctx }) })),
+      },
+    };
   }
+  if (error instanceof DeploymentNotFound || error instanceof RevisionNotFound || error instanceof ListenerNotFound) return detail(404, error);
+  if (error instanceof PreconditionFailed) return { ...detail(412, error), headers: { etag: deploymentTagFor(reader, error.deploymentId, error.currentVersion) } };
+  if (error instanceof PushTokensUnavailable || error instanceof SourceUploadsUnavailable) return detail(400, error);
+  if (error instanceof RegistryNotConfigured) return detail(501, error);
+  if (error instanceof DeploymentNameTaken || error instanceof ListenerComputeIdTaken || error instanceof ListenerInUse
+    || error instanceof ListenerNamespacesInUse || error instanceof InvalidTransition) return detail(409, error);
+  if (error instanceof LeaseLost || error instanceof RevisionEnded || error instanceof RevisionNotRunning) return detail(409, error, { status: error.status });
+  if (error instanceof LogLinesOutOfOrder) return detail(409, error, { expected_line: error.expectedLine });
+  if (error instanceof LogLineLimit) return detail(409, error, { line_limit: error.limit, lines_stored: error.stored });
+  return undefined;
 }

@@ -1,6 +1,8 @@
-// What a REST route is: its path, its parameters, the fixed GraphQL operation it runs and how the result
-// becomes the legacy JSON. The router, the validation and the OpenAPI document all read these.
-import type { ExecutionResult } from 'graphql';
+// What a REST route is: its path, its parameters, what it runs and how the result becomes the legacy JSON. A
+// read runs its fixed GraphQL query. A write runs the handler its GraphQL mutation runs, with the body the door
+// validated, and then (if its answer shows a record) its fixed GraphQL query of what the write left
+// (rest-router.ts, runRouteWrite). The router, the validation and the OpenAPI document all read these.
+import type { GraphQLContext } from '../graphql/context.ts';
 import type { ParameterSpec, ParameterValue } from './parameters.ts';
 import type { ValueProblem } from '../modules/deployments/writes/write-problems.ts';
 
@@ -16,13 +18,21 @@ export interface RouteCall {
 /** A write's body as FastAPI validates it: the value, or every problem (loc relative to the body). */
 export type BodyCheck = (json: unknown) => { ok: true; value: unknown } | { ok: false; errors: ValueProblem[] };
 
-export interface RestRoute {
+/** What a route answers with: a status, the legacy JSON, and its headers (`ETag`, `Location`). */
+export interface RouteAnswer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** `Written`: what a write route's `write` returns, which its answer's variables and `respond` read. */
+export interface RestRoute<Written = any> {
   /** OpenAPI path template, e.g. `/v2/deployments`. */
   path: string;
   /** GET when not given (which answers HEAD too). */
   method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** A route that changes data: it needs a key with the write permission. */
-  write?: boolean;
+  needsWrite?: boolean;
   /**
    * A data plane's route: it needs a key issued with `--reconcile` (not the write permission), and a key of
    * several tenants may call it without naming one (it acts for all of them).
@@ -40,11 +50,29 @@ export interface RestRoute {
   description: string;
   tag: string;
   parameters: readonly ParameterSpec[];
-  /** The GraphQL operation this route runs (named, so metrics and logs can tell routes apart). */
-  document: string;
-  variables(call: RouteCall): Record<string, unknown>;
-  /** The legacy JSON for a successful result, or a `{detail}` response for a condition found in the data. */
-  respond(data: Record<string, any>, call: RouteCall): { status: number; body: unknown; headers?: Record<string, string> };
+  /**
+   * A write route's write: the handler its GraphQL mutation runs, given the request as the door validated it,
+   * in the operation's context (its turn; under an Idempotency-Key, the key's transaction). It throws the
+   * domain's refusals (refusal-answers.ts answers them) and its GraphQL errors, as the mutation does.
+   */
+  write?(ctx: GraphQLContext, call: RouteCall): Promise<Written>;
+  /**
+   * What metrics, logs and traces call a write route's operation (a mutation of this name), whether or not
+   * it has a document; a read's is its document's name.
+   */
+  operationName?: string;
+  /**
+   * The GraphQL query this route runs: a read's, or what a write's answer shows of what it left (named as the
+   * route's operation); none for a write whose answer reads nothing.
+   */
+  document?: string;
+  /** The document's variables; a write's, of what it wrote. */
+  variables?(call: RouteCall, written: Written): Record<string, unknown>;
+  /**
+   * The legacy JSON for a successful result (`data`: the document's; `written`: what a write returned), or a
+   * `{detail}` response for a condition found in the data.
+   */
+  respond(data: Record<string, any>, call: RouteCall, written: Written): RouteAnswer;
   /** JSON Schema of the success body (OpenAPI 3.1 speaks JSON Schema 2020-12); null: none (204). */
   responseSchema: Record<string, unknown> | null;
   /** The success status, when not 200. */

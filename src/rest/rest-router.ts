@@ -1,17 +1,21 @@
 // The REST door, in the order its steps take (restAnswer): which route a path names (as Starlette would:
 // percent-decoded, a trailing slash redirected, 404, 405), the caller (a refusal answered as the original
-// does), the parameters (422), the route's GraphQL operation, and the legacy answer to its result. How the
-// caller is authenticated and the operation executed is the caller's of restAnswer: the operation runner's
-// steps (runner/rest-requests.ts), or Yoga's envelop in the reference the runner is compared with
-// (http/legacy-rest.plugin.ts).
-import { GraphQLError, type ExecutionResult } from 'graphql';
+// does), its permission (403), the parameters and body (422), the route's operation, and the legacy answer to
+// its result. A read's operation is its GraphQL query; a write's is its handler, given the body as validated
+// here, then its query of what the write left (runRouteWrite), and a refusal the handler throws is answered by
+// refusal-answers.ts. How the caller is authenticated and the operation executed is the caller's of restAnswer:
+// the operation runner's steps (runner/rest-requests.ts), or Yoga's envelop in the reference the runner is
+// compared with (http/legacy-rest.plugin.ts).
+import { GraphQLError, locatedError, type ExecutionResult } from 'graphql';
 import { isDatabaseUnavailable } from '../db/connection-loss.ts';
 import type { RequestScope } from '../observability/request-scope.ts';
 import { clientGone, detail, notModified, internalServerError, legacyAnswer, methodNotAllowed, notFoundRoute, serviceUnavailable, temporaryRedirect, validationFailed, type LegacyAnswer } from './legacy-responses.ts';
 import { parseParameters } from './parameters.ts';
 import { pydanticError } from './pydantic-errors.ts';
-import { snakeCase } from '../modules/common/legacy-json.ts';
 import type { BodyCheck, RestRoute, RouteCall } from './rest-route.ts';
+import type { GraphQLContext } from '../graphql/context.ts';
+import type { WriteFirst } from '../runner/run-operation.ts';
+import { refusalAnswer } from './refusal-answers.ts';
 import { KeyedWrite } from '../modules/idempotency/keyed-write.ts';
 import { NO_SINGLE_TENANT, TENANT_REQUIRED, type Principal } from '../modules/tenancy/authenticate.ts';
 import { NOT_A_DATA_PLANE } from '../modules/revisions/lifecycle/lifecycle-problems.ts';
@@ -109,8 +113,41 @@ export interface RouteOperation<Caller> {
   caller(route: RestRoute): Caller | Promise<Caller>;
   /** Who the caller is, for a write: its tenant and whether its key may write. */
   principalOf(caller: Caller): Principal;
-  /** Runs the route's operation; under an Idempotency-Key, in `keyed`'s transaction (it then says the outcome). */
+  /** Runs a read's operation; under an Idempotency-Key, in `keyed`'s transaction (it then says the outcome). */
   execute(route: RestRoute, caller: Caller, variables: Record<string, unknown>, keyed: KeyedWrite<unknown> | undefined): Promise<ExecutionResult>;
+  /**
+   * Runs a write route's operation: `write` once, in the operation's context (under an Idempotency-Key, in
+   * `keyed`'s transaction), then on the primary the answer it gives the variables of (run-operation.ts, runWrite).
+   */
+  write(route: RestRoute, caller: Caller, write: WriteFirst, keyed: KeyedWrite<unknown> | undefined): Promise<ExecutionResult>;
+}
+
+/** What a write route's write left for its answer: what it returned, or the answer to its refusal. */
+type Wrote = { written: unknown } | { refused: LegacyAnswer };
+
+/** The result of a write whose answer is its refusal's or reads nothing: no data to map, no error. */
+const NO_READ: ExecutionResult = Object.freeze({ data: {} });
+
+/**
+ * The route's write in `ctx`, with the call as the door validated it, and the variables of its answer's
+ * document; or the result that answers instead: a refusal's (`wrote` holds its answer), a failure's (an error of
+ * the result, as a mutation's resolver error is, masked and answered as one), or a write's whose answer reads
+ * nothing.
+ */
+export function runRouteWrite(route: RestRoute, call: RouteCall, wrote: (outcome: Wrote) => void): WriteFirst {
+  return async (ctx: GraphQLContext) => {
+    let written: unknown;
+    try {
+      written = await route.write!(ctx, call);
+    } catch (error) {
+      const refused = refusalAnswer(error, ctx);
+      if (!refused) return { result: { data: null, errors: [locatedError(error, undefined)] } };
+      wrote({ refused });
+      return { result: NO_READ };
+    }
+    wrote({ written });
+    return route.document ? { variables: route.variables?.(call, written) } : { result: NO_READ };
+  };
 }
 
 /** What the REST door reads of a request. */
@@ -154,7 +191,7 @@ export async function restAnswer<Caller>(
     if (route.dataPlane ? !principal.mayReconcile : principal.tenantId === NO_SINGLE_TENANT) {
       return detail(403, route.dataPlane ? NOT_A_DATA_PLANE : TENANT_REQUIRED);
     }
-    if (route.write && !principal.mayWrite) return detail(403, READ_ONLY_KEY);
+    if (route.needsWrite && !principal.mayWrite) return detail(403, READ_ONLY_KEY);
     const parsed = parseParameters(route.parameters, url.searchParams, path);
     // A body that is no JSON (or no body) is answered on its own; else one 422 lists parameters and body together.
     const json = route.body ? parseJsonBody(request.body, request.headers.get('content-type') ?? undefined) : { ok: true as const, value: undefined };
@@ -162,14 +199,19 @@ export async function restAnswer<Caller>(
     const body = route.body ? checkedBody(route.body, json.value) : { ok: true as const, value: undefined };
     if (!parsed.ok || !body.ok) return validationFailed([...(parsed.ok ? [] : parsed.errors), ...(body.ok ? [] : body.errors)]);
     const call: RouteCall = { values: parsed.values, path, body: body.value, ifMatch: request.headers.get('if-match') ?? undefined };
-    const answerOf = (result: ExecutionResult) => resultAnswer(route, call, url.searchParams, result, (errors) => logFailure('REST operation failed', errors));
+    let wrote: Wrote | undefined;
+    const answerOf = (result: ExecutionResult) => (wrote && 'refused' in wrote
+      ? wrote.refused
+      : resultAnswer(route, call, wrote?.written, url.searchParams, result, (errors) => logFailure('REST operation failed', errors)));
     const header = route.idempotent ? request.headers.get(IDEMPOTENCY_KEY) : null;
     const keyed = header === null || !idempotentWrites ? undefined : keyedLegacyWrite(idempotentWrites, {
       method, target: url.pathname + url.search, body: request.body, header, tenantId: principal.tenantId, apiKeyId: principal.apiKeyId,
     }, answerOf);
     // A header that is no key: 400.
     if (keyed && !(keyed instanceof KeyedWrite)) return keyed;
-    const result = await operation.execute(route, caller, route.variables(call), keyed as KeyedWrite<unknown> | undefined);
+    const result = route.write
+      ? await operation.write(route, caller, runRouteWrite(route, call, (outcome) => { wrote = outcome; }), keyed as KeyedWrite<unknown> | undefined)
+      : await operation.execute(route, caller, route.variables!(call, undefined), keyed as KeyedWrite<unknown> | undefined);
     // Under a key, the answer was made (and kept) in its transaction, or the key's record answered.
     if (keyed?.outcome) return legacyAnswerOf(keyed.outcome, keyed.key);
     // A client gone while the operation waited for its turn: it did not run, and nothing is answered.
@@ -204,25 +246,19 @@ function classifiedAnswer(error: unknown): LegacyAnswer | undefined {
  * The legacy answer to the route's (masked) result: its data as the route maps it, or the answer to its first
  * error; `logFailure` hears of a failure that is the service's fault (500).
  */
-function resultAnswer(route: RestRoute, call: RouteCall, query: URLSearchParams, result: ExecutionResult, logFailure: (errors: readonly GraphQLError[]) => void): LegacyAnswer {
+function resultAnswer(
+  route: RestRoute, call: RouteCall, written: unknown, query: URLSearchParams, result: ExecutionResult, logFailure: (errors: readonly GraphQLError[]) => void,
+): LegacyAnswer {
   // A secret that cannot be decrypted is null in the data (masked by the route, as for a key without the
   // read-secrets scope) and already logged: the rest of the page is served (docs/decisions.md#unreadable-secrets).
   const errors = result.errors?.filter((error) => error.extensions?.code !== 'SECRET_UNREADABLE');
   if (!errors?.length) {
-    const { status, body, headers } = route.respond(result.data as Record<string, unknown>, call);
+    const { status, body, headers } = route.respond(result.data as Record<string, unknown>, call, written);
     return legacyAnswer(status, body, headers);
   }
   const [first] = errors;
   const classified = classifiedAnswer(first);
   if (classified) return classified;
-  // A body value the request model takes but a GraphQL input type cannot hold (an integer past 2^53): refused,
-  // as the rest of the body would be, never a 500.
-  const variable = /^Variable "\$input" got invalid value (.*?) at "input\.([^"]+)"; (.*)$/.exec(first?.message ?? '');
-  if (variable) {
-    const loc = variable[2]!.split('.').map((part) => snakeCase(part.replace(/\[(\d+)\]/g, '.$1'))).flatMap((part) => part.split('.'))
-      .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
-    return validationFailed([pydanticError.valueError(['body', ...loc], JSON.parse(variable[1]!), variable[3]!.replace(/\.$/, ''))]);
-  }
   if (first?.extensions.code === 'BAD_USER_INPUT') {
     const parameter = parameterOfArgument(String(first.extensions.argument));
     const input = query.getAll(parameter).at(-1) ?? call.path[parameter] ?? null;

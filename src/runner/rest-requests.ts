@@ -1,8 +1,9 @@
-// The REST door of the operation runner: the original's /v1 and /v2 paths. Each route is a fixed GraphQL
-// operation, parsed, validated against the schema and compiled when the service starts (a route whose document
-// no longer matches the schema stops the start). Right after its route matches, a request takes the steps
-// every operation takes (run-operation.ts), then the route maps the result to the legacy JSON. No route
-// touches the database itself.
+// The REST door of the operation runner: the original's /v1 and /v2 paths. A read route is a fixed GraphQL
+// query, parsed, validated against the schema and compiled when the service starts (a route whose document no
+// longer matches the schema stops the start), as is a write route's query of what it left. Right after its route
+// matches, a request takes the steps every operation takes (run-operation.ts: runOperation; a write's, runWrite,
+// with its handler first), then the route maps the result to the legacy JSON. No route touches the database
+// but through the handlers its GraphQL mutation runs too.
 import { parse, validate, type GraphQLSchema } from 'graphql';
 import { callerOf } from '../graphql/caller.ts';
 import { runnableOperation, type RunnableOperation } from '../graphql/operation-documents.ts';
@@ -14,17 +15,23 @@ import type { Principal } from '../modules/tenancy/authenticate.ts';
 import { legacyJsonAnswer, notModifiedAnswer, type Answer } from './answer.ts';
 import type { Revalidation } from './entity-tags.ts';
 import type { RequestDigest } from './request-digest.ts';
-import { runOperation, type OperationSteps } from './run-operation.ts';
+import { runOperation, runWrite, type OperationSteps } from './run-operation.ts';
 
 /**
  * A route's operation, ready to run. The limits on documents clients write (graphql-limits.ts) are not for our
  * own fixed documents: the legacy record alone takes about a hundred aliases.
  */
-export function prepareRoute(schema: GraphQLSchema, route: RestRoute): RunnableOperation {
+export function prepareRoute(schema: GraphQLSchema, route: RestRoute): RunnableOperation | undefined {
+  if (route.document === undefined) return undefined;
   const document = parse(route.document);
   const invalid = validate(schema, document);
   if (invalid.length > 0) throw new AggregateError(invalid, `REST operation of ${route.path} does not match the schema`);
-  return runnableOperation(document, undefined);
+  const prepared = runnableOperation(document, undefined);
+  // A write's answer is named as its write is (metrics, logs, traces), and only reads.
+  if (route.write && (prepared.operation?.operation !== 'query' || prepared.operation.name?.value !== route.operationName)) {
+    throw new Error(`REST route ${route.method} ${route.path}: its answer must be a query named ${route.operationName}`);
+  }
+  return prepared;
 }
 
 /** The URL a Fetch API Request of Yoga's node adapter would have (a redirect's Location is made from it). */
@@ -46,14 +53,14 @@ export interface RestRequestsOptions {
 
 export class RestRequests {
   readonly #options: RestRequestsOptions;
-  readonly #operations = new Map<RestRoute, RunnableOperation>();
+  readonly #operations = new Map<RestRoute, RunnableOperation | undefined>();
 
   constructor(options: RestRequestsOptions) {
     this.#options = options;
     const { steps } = options;
     for (const route of options.routes) {
       const operation = prepareRoute(steps.schema, route);
-      steps.compiled.of({ schema: steps.schema, document: operation.document, operationName: undefined });
+      if (operation) steps.compiled.of({ schema: steps.schema, document: operation.document, operationName: undefined });
       this.#operations.set(route, operation);
     }
   }
@@ -79,6 +86,8 @@ export class RestRequests {
         if (revalidation && route.deploymentRepresentation) revalidation.deploymentId = String(variables.id);
         return runOperation(steps, scope, principal, this.#operations.get(route)!, variables, { keyed, revalidation });
       },
+      write: (route, principal, write, keyed) =>
+        runWrite(steps, scope, principal, { name: route.operationName!, write, answer: this.#operations.get(route) }, keyed),
     };
     const { method, headers, body } = request;
     const answer = await restAnswer(router, { method, url: fullUrl(request), headers, body }, scope, operation, logFailure, this.#options.idempotentWrites);

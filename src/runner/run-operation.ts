@@ -5,10 +5,13 @@
 // graphql-js for what graphql-jit cannot run) in its span when tracing is on and again on the primary when a
 // replica failed it, its metrics end with its result, and unexpected errors are masked. Yoga's plugins call
 // the same functions, in the same order, for what the runner declines (app.ts).
-import { execute, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+// A REST write route's operation (runWrite) takes the same steps but the cost (its answer's document is a fixed
+// one of ours, by ids): in its context, before the execution and outside of it, its write runs once; the answer's
+// document then reads what it left, on the primary.
+import { execute, Kind, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { Tracer } from '@opentelemetry/api';
 import type { CompiledOperations } from '../graphql/compiled-operations.plugin.ts';
-import { createGraphQLContext, useTransaction, type AppServices, type GraphQLContext } from '../graphql/context.ts';
+import { createGraphQLContext, readFromPrimary, useTransaction, type AppServices, type GraphQLContext } from '../graphql/context.ts';
 import type { RunnableOperation } from '../graphql/operation-documents.ts';
 import { withReplicaFallback } from '../graphql/replica-fallback.plugin.ts';
 import { executeInTurn, type OperationsAtOnce } from '../limits/operations-at-once.ts';
@@ -56,7 +59,7 @@ export async function runOperation(
   steps: OperationSteps, scope: RequestScope, principal: Principal, operation: RunnableOperation, variables: Record<string, unknown> | undefined,
   extras: RunExtras = {},
 ): Promise<ExecutionResult> {
-  const { schema, metrics, queryCost, maskError, tracer } = steps;
+  const { schema, metrics, queryCost } = steps;
   const { document, operationName } = operation;
   const done = beginOperationMetrics(metrics, scope, operation.operation);
   metrics.runnerOperations.inc();
@@ -66,10 +69,51 @@ export async function runOperation(
     done(refusal);
     return refusal;
   }
-  const inTurn = () => executeInTurn(steps.operationsAtOnce, () => (scope.ended ? GONE : executeWithContext(steps, principal, operation, variables, extras)));
+  return inTurnMeasured(steps, scope, document, operation.operation, done, extras.keyed, () => executeWithContext(steps, principal, operation, variables, extras));
+}
+
+/**
+ * A write that comes before the operation answering it (a REST write route's: rest/rest-router.ts, runRouteWrite),
+ * given the operation's context: what the answer's document is run with, or the result that answers instead (a
+ * refusal's, an error's, or that of a write whose answer reads nothing).
+ */
+export type WriteFirst = (context: GraphQLContext) => Promise<{ variables: Record<string, unknown> | undefined } | { result: ExecutionResult }>;
+
+export interface WriteOperation {
+  /** The name metrics, the access log and traces know the write by (a mutation of that name). */
+  name: string;
+  write: WriteFirst;
+  /** The query of what the write left that answers it; none for a write whose answer reads nothing. */
+  answer: RunnableOperation | undefined;
+}
+
+/**
+ * Runs a write and its answer for `principal` through the steps of runOperation but the cost: in the operation's
+ * turn and context (under an Idempotency-Key, in the key's transaction, `keyed`) the write runs once, then, on
+ * the primary, the answer's document (again on the primary if a replica failed it: never the write).
+ */
+export async function runWrite(steps: OperationSteps, scope: RequestScope, principal: Principal, operation: WriteOperation, keyed?: KeyedWrite<unknown>): Promise<ExecutionResult> {
+  const named = namedMutation(operation.name);
+  const done = beginOperationMetrics(steps.metrics, scope, named);
+  steps.metrics.runnerOperations.inc();
+  const document = operation.answer?.document ?? { kind: Kind.DOCUMENT, definitions: [named] };
+  return inTurnMeasured(steps, scope, document, named, done, keyed, () => writeWithContext(steps, principal, operation, keyed));
+}
+
+/** A mutation that selects nothing, as the name and type of a write in metrics, logs and traces. */
+const namedMutation = (name: string): OperationDefinitionNode =>
+  ({ kind: Kind.OPERATION_DEFINITION, operation: 'mutation' as OperationDefinitionNode['operation'], name: { kind: Kind.NAME, value: name }, selectionSet: { kind: Kind.SELECTION_SET, selections: [] } });
+
+/** The operation's turn, in its span when tracing is on; its metrics end with its result, which is masked. */
+async function inTurnMeasured(
+  steps: OperationSteps, scope: RequestScope, document: DocumentNode, operation: OperationDefinitionNode | null | undefined, done: (result: ExecutionResult) => void,
+  keyed: KeyedWrite<unknown> | undefined, run: () => ExecutionResult | Promise<ExecutionResult>,
+): Promise<ExecutionResult> {
+  const { maskError, tracer } = steps;
+  const inTurn = () => executeInTurn(steps.operationsAtOnce, () => (scope.ended ? GONE : run()));
   let result: ExecutionResult;
   try {
-    result = await (tracer ? inOperationSpan(tracer, document, operation.operation, inTurn) : inTurn());
+    result = await (tracer ? inOperationSpan(tracer, document, operation, inTurn) : inTurn());
   } catch (error) {
     // Thrown out of execution (not a resolver's error, which is in the result): answered masked, and no
     // metrics end for it, as Yoga does.
@@ -79,7 +123,7 @@ export async function runOperation(
   if (result === GONE || result === KEY_ANSWERED) return result;
   done(result);
   // A keyed write's result was masked in its transaction, where its answer was made of it.
-  return extras.keyed ? result : masked(steps, result);
+  return keyed ? result : masked(steps, result);
 }
 
 const masked = ({ maskError }: OperationSteps, result: ExecutionResult): ExecutionResult =>
@@ -102,6 +146,27 @@ function executeWithContext(
   const context = createGraphQLContext(principal, steps.services);
   if (context instanceof Promise) return context.then((made) => executeIn(steps, made, operation, variables, extras.revalidation));
   return executeIn(steps, context, operation, variables, extras.revalidation);
+}
+
+/**
+ * The context, made in the turn, the write in it, and its answer, on the primary; under an Idempotency-Key, in
+ * the key's transaction, whose stored answer is made of the masked result.
+ */
+async function writeWithContext(steps: OperationSteps, principal: Principal, { write, answer }: WriteOperation, keyed: KeyedWrite<unknown> | undefined): Promise<ExecutionResult> {
+  const run = async (context: GraphQLContext) => {
+    const wrote = await write(context);
+    if ('result' in wrote) return wrote.result;
+    readFromPrimary(context);
+    return executeIn(steps, context, answer!, wrote.variables, undefined);
+  };
+  if (keyed) {
+    return keyed.run(async (transaction) => {
+      const context = await createGraphQLContext(principal, steps.services);
+      useTransaction(context, transaction);
+      return masked(steps, await run(context));
+    });
+  }
+  return run(await createGraphQLContext(principal, steps.services));
 }
 
 function executeIn(

@@ -85,7 +85,7 @@ function restCalls(route: RestRoute, random: ReturnType<typeof seeded>): Variabl
     // Every path with the plain call, and the query parameters with a few of the paths.
     for (const query of path === paths[0] || random.next() < 0.3 ? queries : queries.slice(0, 1)) {
       const parsed = parseParameters(route.parameters, query, path);
-      if (parsed.ok) calls.push(route.variables({ values: parsed.values, path }));
+      if (parsed.ok) calls.push(route.variables!({ values: parsed.values, path }, undefined));
     }
   }
   return [...new Map(calls.map((variables) => [JSON.stringify(variables), variables])).values()];
@@ -96,7 +96,7 @@ function restDocuments(): CorpusEntry[] {
   // The GET routes: a corpus is run more than once, on data a write or a data plane's report would change (and
   // it calls routes with their parameters, not with a body).
   return REST_ROUTES.filter((route) => (route.method ?? 'GET') === 'GET')
-    .map((route) => ({ source: 'rest', origin: route.path, text: route.document, variables: restCalls(route, random) }));
+    .map((route) => ({ source: 'rest', origin: route.path, text: route.document!, variables: restCalls(route, random) }));
 }
 
 /** The example frontend's operations as it sends them: its trusted-documents manifest. */

@@ -26,3 +26,8 @@ export function deploymentTag(id: string, version: number, principal: Principal,
   const hash = tagHash(`${buildFingerprint()}\n${answerReader(principal, secretsKeys)}\ndeployment ${id.toLowerCase()} ${version}`);
   return `"${version}${principal.mayReadSecrets ? '' : '-masked'}-${hash}"`;
 }
+
+/** The tag `reader` sees: with the secrets keys the process holds for a key that may read secrets (none otherwise). */
+export function deploymentTagFor(reader: { principal: Principal; cipher: { fingerprints: readonly string[] } }, id: string, version: number): string {
+  return deploymentTag(id, version, reader.principal, reader.principal.mayReadSecrets ? reader.cipher.fingerprints : []);
+}

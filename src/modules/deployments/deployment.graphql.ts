@@ -9,7 +9,7 @@ import { DeploymentSourceEnum, DeploymentStatusEnum } from './deployment-enums.g
 import { SecretRef, SecretReferenceRef, selectsSecretValues } from './secret.graphql.ts';
 import { SourceConfigRef, SourceConfigView, SourceRevisionConfigRef, SourceRevisionConfigView } from './source-config.graphql.ts';
 import { TagValueRef } from './tag.graphql.ts';
-import { deploymentTag } from './deployment-tag.ts';
+import { deploymentTagFor } from './deployment-tag.ts';
 
 // A deployment's revisions are fields of the revisions domain (revisions/deployment-revisions.graphql.ts).
 // Declared before it is implemented, so types that point at each other need no inference cycle.
@@ -60,7 +60,7 @@ builder.node(DeploymentRef, {
     etag: t.string({
       extensions: columnsOf('version'),
       description: 'Entity tag of the deployment as you see it (REST: the `ETag` header): send it as `ifMatch` so that a change made meanwhile is not overwritten.',
-      resolve: (d, _args, ctx) => deploymentTag(d.id, d.version, ctx.principal, ctx.principal.mayReadSecrets ? ctx.cipher.fingerprints : []),
+      resolve: (d, _args, ctx) => deploymentTagFor(ctx, d.id, d.version),
     }),
     tagValues: t.field({
       type: [TagValueRef],

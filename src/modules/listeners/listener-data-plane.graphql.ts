@@ -1,23 +1,19 @@
 // What a listener's data plane has beside the data-plane mutations (docs/graphql.md#listeners): `dataPlaneWakeUps`,
 // a subscription that wakes it when a revision may be claimable for it, across workers and gateways (the
 // database's NOTIFY, heard by every gateway), so that it never asks in a loop; and `reportListenerHeartbeat`,
-// its contact and version while idle (`Listener.online`).
+// its contact and version while idle (`Listener.online`), whose handler the REST door's heartbeat runs too.
 import { GraphQLError } from 'graphql';
 import { builder } from '../../graphql/builder.ts';
 import { readFromPrimary, type GraphQLContext } from '../../graphql/context.ts';
 import { badUserInput } from '../../graphql/errors.ts';
 import { unstorableText } from '../common/storable-text.ts';
 import { liveUpdateErrors } from '../deployments/live/live-update-errors.ts';
-import { NOT_A_DATA_PLANE } from '../revisions/lifecycle/lifecycle-problems.ts';
+import { requireDataPlane } from '../revisions/lifecycle/data-plane-mutations.graphql.ts';
 import { recordContact, type ListenerContact } from './listener-contact.ts';
 import { HEARTBEAT_SECONDS, isOnline } from './listener-online.ts';
 import type { WakeUp } from './listener-wake-ups.ts';
 
 const NOT_BOUND = 'This API key is bound to no listener: issue one with `npm run apikey -- create --reconcile --listener <listener id>`';
-
-function requireDataPlane(ctx: GraphQLContext): void {
-  if (!ctx.principal.mayReconcile) throw new GraphQLError(NOT_A_DATA_PLANE, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
-}
 
 const WakeUpReasonEnum = builder.enumType('WakeUpReason', {
   description: 'Why a data plane is woken: each time, claim until a claim takes nothing.',
@@ -83,15 +79,27 @@ builder.mutationField('reportListenerHeartbeat', (t) => t.field({
   args: { input: t.arg({ type: HeartbeatInput, required: true, description: 'The heartbeat.' }) },
   resolve: async (_root, { input }, ctx) => {
     requireDataPlane(ctx);
-    const { listenerId, tenantIds } = ctx.principal;
-    if (listenerId === null) throw new GraphQLError(NOT_BOUND, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
+    requireListener(ctx);
     const problem = input.version == null ? undefined : unstorableText(input.version);
     if (problem) throw badUserInput('input.version', problem);
-    readFromPrimary(ctx);
-    const contact = await recordContact(ctx.dataPlaneEm(), { tenantIds, listenerId }, input.version ?? null);
-    // The listener was deleted since the key was issued: the key works on nothing.
-    if (!contact) throw new GraphQLError(`Listener ID ${listenerId} not found.`, { extensions: { code: 'NOT_FOUND', http: { status: 404 } } });
-    await ctx.afterCommit?.();
-    return { ...contact, clientMutationId: input.clientMutationId };
+    return { ...await reportHeartbeat(ctx, input.version ?? null), clientMutationId: input.clientMutationId };
   },
 }));
+
+/** A heartbeat's key must be bound to a listener (both doors check it, after the key's permission). */
+function requireListener(ctx: GraphQLContext): string {
+  const { listenerId } = ctx.principal;
+  if (listenerId === null) throw new GraphQLError(NOT_BOUND, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
+  return listenerId;
+}
+
+/** The bound listener's contact, at `version` (null keeps its version): both doors' handler. */
+export async function reportHeartbeat(ctx: GraphQLContext, version: string | null): Promise<ListenerContact> {
+  const listenerId = requireListener(ctx);
+  readFromPrimary(ctx);
+  const contact = await recordContact(ctx.dataPlaneEm(), { tenantIds: ctx.principal.tenantIds, listenerId }, version);
+  // The listener was deleted since the key was issued: the key works on nothing.
+  if (!contact) throw new GraphQLError(`Listener ID ${listenerId} not found.`, { extensions: { code: 'NOT_FOUND', http: { status: 404 } } });
+  await ctx.afterCommit?.();
+  return contact;
+}

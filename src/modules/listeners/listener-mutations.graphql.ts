@@ -1,13 +1,17 @@
-// The listener mutations (Relay style: one `input`, a payload), for GraphQL clients and the REST door's
-// /v2/listeners writes alike. Each needs a key that may write; a refusal the user can fix is a typed result.
+// The listener mutations (Relay style: one `input`, a payload) and the handlers they share with the REST door's
+// /v2/listeners writes (rest/listeners.route.ts). Each needs a key that may write (checked here for GraphQL, by
+// the REST door for its own); a mutation turns its input into the request body once and validates it with the
+// models the REST door validates with (listener-request-schema.ts). A refusal the user can fix is a typed result.
 import { builder } from '../../graphql/builder.ts';
+import type { GraphQLContext } from '../../graphql/context.ts';
 import { uuidOfArgument } from '../../graphql/global-id.ts';
-import { writeScope } from '../deployments/writes/deployment-mutations.graphql.ts';
+import { requireWrite, writeScope } from '../deployments/writes/deployment-mutations.graphql.ts';
 import { MutationErrorRef } from '../deployments/writes/write-errors.graphql.ts';
-import { InvalidValues, valueError } from '../deployments/writes/write-problems.ts';
-import { unstorableText } from '../common/storable-text.ts';
+import { legacyBodyOf } from '../deployments/writes/write-inputs.graphql.ts';
+import { InvalidValues } from '../deployments/writes/write-problems.ts';
 import { ListenerComputeTypeEnum, ListenerRef } from './listener.graphql.ts';
 import { ListenerComputeIdTaken, ListenerInUse, ListenerNamespacesInUse, ListenerNotFound } from './listener-problems.ts';
+import { checkListenerCreate, checkListenerPatch, type ListenerCreateBody, type ListenerPatchBody } from './listener-request-schema.ts';
 import { createListener, deleteListener, updateListener, type ListenerWriteScope } from './listener-writer.ts';
 
 builder.objectType(ListenerNotFound, {
@@ -85,7 +89,7 @@ const ListenerPayload = (name: string, description: string) => builder.objectRef
   }),
 });
 
-const listenerScope = (ctx: Parameters<typeof writeScope>[0]): ListenerWriteScope => {
+const listenerScope = (ctx: GraphQLContext): ListenerWriteScope => {
   const { em, tenantId, afterCommit } = writeScope(ctx);
   return { em, tenantId, afterCommit };
 };
@@ -97,17 +101,20 @@ const listenerIdOf = (id: string | number): string => {
   return uuid;
 };
 
-/** Texts PostgreSQL cannot hold (a NUL), refused as the deployment writes refuse them, at their REST place. */
-function refuseUnstorable(texts: [loc: (string | number)[], text: string | null | undefined][]): void {
-  const problems = texts.flatMap(([loc, text]) => {
-    const problem = text == null ? undefined : unstorableText(text);
-    return problem ? [valueError(loc, text, problem)] : [];
-  });
-  if (problems.length > 0) throw new InvalidValues(problems);
+/** An input as the request body its REST twin takes, validated as the REST door validates it (InvalidValues). */
+function validated<Body>(check: (json: unknown) => { ok: true; value: Body } | { ok: false; errors: InvalidValues['problems'] }, body: Record<string, unknown>): Body {
+  const checked = check(body);
+  if (!checked.ok) throw new InvalidValues(checked.errors);
+  return checked.value;
 }
 
-const namespaceTexts = (namespaces: readonly string[] | null | undefined) =>
-  (namespaces ?? []).map((namespace, index) => [['compute_config', 'k8s_namespaces', index], namespace] as [(string | number)[], string]);
+// The handlers, for both doors: a request its door has validated (and its permission checked); the listener's id.
+
+export const createListenerIn = (ctx: GraphQLContext, body: ListenerCreateBody): Promise<string> => createListener(listenerScope(ctx), body);
+
+export const updateListenerIn = (ctx: GraphQLContext, id: string, body: ListenerPatchBody): Promise<string> => updateListener(listenerScope(ctx), id, body);
+
+export const deleteListenerIn = (ctx: GraphQLContext, id: string): Promise<void> => deleteListener(listenerScope(ctx), id);
 
 builder.mutationField('createListener', (t) => t.field({
   type: ListenerPayload('CreateListenerPayload', 'The listener registered.'),
@@ -115,12 +122,9 @@ builder.mutationField('createListener', (t) => t.field({
   args: { input: t.arg({ type: CreateListenerInput, required: true, description: 'The listener.' }) },
   errors: { types: [InvalidValues, ListenerComputeIdTaken], union: { name: 'CreateListenerResult', description: 'The listener registered, or why not.' } },
   resolve: async (_root, { input }, ctx) => {
-    const scope = listenerScope(ctx);
-    refuseUnstorable([[['version'], input.version], [['compute_id'], input.computeId], ...namespaceTexts(input.computeConfig.k8sNamespaces)]);
-    const listenerId = await createListener(scope, {
-      computeType: input.computeType, computeId: input.computeId, k8sNamespaces: input.computeConfig.k8sNamespaces ?? null, version: input.version ?? null,
-    });
-    return { clientMutationId: input.clientMutationId, listenerId };
+    requireWrite(ctx);
+    const body = validated(checkListenerCreate, legacyBodyOf(input, ['clientMutationId']));
+    return { clientMutationId: input.clientMutationId, listenerId: await createListenerIn(ctx, body) };
   },
 }));
 
@@ -130,14 +134,10 @@ builder.mutationField('updateListener', (t) => t.field({
   args: { input: t.arg({ type: UpdateListenerInput, required: true, description: 'The listener and what to change.' }) },
   errors: { types: [InvalidValues, ListenerNotFound, ListenerNamespacesInUse], union: { name: 'UpdateListenerResult', description: 'The listener changed, or why not.' } },
   resolve: async (_root, { input }, ctx) => {
-    const scope = listenerScope(ctx);
+    requireWrite(ctx);
     const id = listenerIdOf(input.id);
-    refuseUnstorable([[['version'], input.version], ...namespaceTexts(input.computeConfig?.k8sNamespaces)]);
-    const listenerId = await updateListener(scope, id, {
-      ...(input.version !== undefined && { version: input.version }),
-      ...(input.computeConfig != null && { k8sNamespaces: input.computeConfig.k8sNamespaces ?? null }),
-    });
-    return { clientMutationId: input.clientMutationId, listenerId };
+    const body = validated(checkListenerPatch, legacyBodyOf(input, ['clientMutationId', 'id']));
+    return { clientMutationId: input.clientMutationId, listenerId: await updateListenerIn(ctx, id, body) };
   },
 }));
 
@@ -153,9 +153,9 @@ builder.mutationField('deleteListener', (t) => t.field({
   args: { input: t.arg({ type: DeleteListenerInput, required: true, description: 'The listener.' }) },
   errors: { types: [ListenerNotFound, ListenerInUse], union: { name: 'DeleteListenerResult', description: 'The listener deleted, or why not.' } },
   resolve: async (_root, { input }, ctx) => {
-    const scope = listenerScope(ctx);
+    requireWrite(ctx);
     const id = listenerIdOf(input.id);
-    await deleteListener(scope, id);
+    await deleteListenerIn(ctx, id);
     return { clientMutationId: input.clientMutationId, deletedId: id };
   },
 }));

@@ -1,6 +1,7 @@
 // The request bodies of POST and PATCH /v2/listeners, as the original's pydantic models declare them
-// (shared/spec/original-listeners.md): validated by the REST door before its mutation runs, every problem at
-// once, and published as OpenAPI components. `compute_type` is a Literal: a wrong value is `literal_error`.
+// (shared/spec/original-listeners.md): validated by the REST door before its handler runs, every problem at
+// once, and by the listener mutations (their inputs as these bodies); published as OpenAPI components, and
+// what the listener writer takes. `compute_type` is a Literal: a wrong value is `literal_error`.
 import { componentSchemasOf, listOf, model, nested, oneOf, optional, required, string, type ModelValue } from '../common/request-model.ts';
 import { validateModel } from '../common/request-model-validation.ts';
 import { LISTENER_COMPUTE_TYPES } from './listener-compute-types.ts';

@@ -7,6 +7,7 @@ import { TenantSchema } from '../tenancy/tenant.entity.ts';
 import { ListenerSchema, type Listener } from './listener.entity.ts';
 import { ListenerComputeIdTaken, ListenerInUse, ListenerNamespacesInUse, ListenerNotFound } from './listener-problems.ts';
 import { listenerUsage } from './listener-usage.ts';
+import type { ListenerCreateBody, ListenerPatchBody } from './listener-request-schema.ts';
 
 export interface ListenerWriteScope {
   /** The primary's EntityManager, scoped to the caller's tenant. */
@@ -15,44 +16,37 @@ export interface ListenerWriteScope {
   afterCommit?: () => Promise<void>;
 }
 
-export interface NewListener {
-  computeType: 'k8s';
-  computeId: string;
-  k8sNamespaces: string[] | null;
-  version: string | null;
-}
-
-/** What a PATCH sends; an absent key keeps the stored value. */
-export interface ListenerChanges {
-  version?: string | null;
-  k8sNamespaces?: string[] | null;
-}
-
-export async function createListener(scope: ListenerWriteScope, listener: NewListener): Promise<string> {
+/** A listener of the request body (listener-request-schema.ts), as validated. */
+export async function createListener(scope: ListenerWriteScope, listener: ListenerCreateBody): Promise<string> {
   try {
     return await inTransaction(scope, async (tx) => {
       const created = tx.create(ListenerSchema, {
-        tenant: tx.getReference(TenantSchema, scope.tenantId), computeType: listener.computeType, computeId: listener.computeId,
-        k8sNamespaces: listener.k8sNamespaces, version: listener.version,
+        tenant: tx.getReference(TenantSchema, scope.tenantId), computeType: listener.compute_type, computeId: listener.compute_id,
+        k8sNamespaces: listener.compute_config.k8s_namespaces ?? null, version: listener.version ?? null,
       } as never) as Listener;
       await tx.flush();
       return created.id;
     });
   } catch (error) {
     // The unique (tenant, compute_id) decides between two creates at once: exactly one commits.
-    if (error instanceof UniqueConstraintViolationException) throw new ListenerComputeIdTaken(scope.tenantId, listener.computeId);
+    if (error instanceof UniqueConstraintViolationException) throw new ListenerComputeIdTaken(scope.tenantId, listener.compute_id);
     throw error;
   }
 }
 
-export async function updateListener(scope: ListenerWriteScope, id: string, changes: ListenerChanges): Promise<string> {
+/**
+ * The changes of the request body, as validated: a `compute_config` replaces the stored one whole (null or
+ * absent keeps it); `version` changes when sent (null clears it).
+ */
+export async function updateListener(scope: ListenerWriteScope, id: string, changes: ListenerPatchBody): Promise<string> {
   return inTransaction(scope, async (tx) => {
     const listener = await lockListener(tx, scope, id);
-    if (changes.k8sNamespaces !== undefined) {
-      const kept = new Set(changes.k8sNamespaces ?? []);
+    if (changes.compute_config != null) {
+      const namespaces = changes.compute_config.k8s_namespaces ?? null;
+      const kept = new Set(namespaces ?? []);
       const dropped = (await listenerUsage(tx, scope.tenantId, listener.id)).namespaces.filter((namespace) => !kept.has(namespace));
       if (dropped.length > 0) throw new ListenerNamespacesInUse(id, dropped.toSorted());
-      listener.k8sNamespaces = changes.k8sNamespaces;
+      listener.k8sNamespaces = namespaces;
     }
     if (changes.version !== undefined) listener.version = changes.version;
     return listener.id;

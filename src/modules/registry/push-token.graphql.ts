@@ -1,10 +1,11 @@
-// Image pushes in the schema (docs/decisions.md#image-pushes): `createPushToken`, what the REST door's
-// `POST /v2/deployments/{deployment_id}/push-token` runs, and the pull grant a data plane's lease carries for a
-// revision whose image is in this service's registry.
+// Image pushes in the schema (docs/decisions.md#image-pushes): `createPushToken` and its handler, which the REST
+// door's `POST /v2/deployments/{deployment_id}/push-token` runs too, and the pull grant a data plane's lease
+// carries for a revision whose image is in this service's registry.
 import { builder } from '../../graphql/builder.ts';
 import { MutationErrorRef } from '../deployments/writes/write-errors.graphql.ts';
 import { DeploymentNotFound } from '../deployments/writes/write-problems.ts';
-import { deploymentIdOf, writeScope } from '../deployments/writes/deployment-mutations.graphql.ts';
+import { deploymentIdOf, requireWrite, writeScope } from '../deployments/writes/deployment-mutations.graphql.ts';
+import type { GraphQLContext } from '../../graphql/context.ts';
 import { RevisionLeaseRef } from '../revisions/lifecycle/data-plane-mutations.graphql.ts';
 import type { ImagePull, PushTokenAnswer } from './container-registry.ts';
 import { PushTokensUnavailable, RegistryNotConfigured, pushingDeployment } from './push-tokens.ts';
@@ -59,18 +60,24 @@ builder.mutationField('createPushToken', (t) => t.field({
     union: { name: 'CreatePushTokenResult', description: 'Where to push and with which password, or why not.' },
   },
   resolve: async (_root, { input }, ctx) => {
-    const scope = writeScope(ctx);
+    requireWrite(ctx);
     const id = deploymentIdOf(input.deploymentId, 'input.deploymentId');
-    if (!ctx.registry) {
-      // The deployment's own refusals come first, as before a registry existed (docs/decisions.md#writes, 21-22).
-      await pushingDeployment(scope.em, scope.tenantId, id);
-      throw new RegistryNotConfigured();
-    }
-    const issued = await ctx.registry.issuePushToken(scope.em, scope.tenantId, id, ctx.principal.apiKeyId);
-    await scope.afterCommit?.();
-    return { clientMutationId: input.clientMutationId, ...issued };
+    return { clientMutationId: input.clientMutationId, ...await issuePushToken(ctx, id) };
   },
 }));
+
+/** A push token for the deployment `id` (both doors' handler; the caller's door has checked it may write). */
+export async function issuePushToken(ctx: GraphQLContext, id: string): Promise<PushTokenAnswer> {
+  const scope = writeScope(ctx);
+  if (!ctx.registry) {
+    // The deployment's own refusals come first, as before a registry existed (docs/decisions.md#writes, 21-22).
+    await pushingDeployment(scope.em, scope.tenantId, id);
+    throw new RegistryNotConfigured();
+  }
+  const issued = await ctx.registry.issuePushToken(scope.em, scope.tenantId, id, ctx.principal.apiKeyId);
+  await scope.afterCommit?.();
+  return issued;
+}
 
 const ImagePullRef = builder.objectRef<ImagePull>('ImagePull').implement({
   description: 'How a data plane pulls a revision\'s image from this service\'s registry.',

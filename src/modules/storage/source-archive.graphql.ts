@@ -1,5 +1,5 @@
-// Source archives in the schema (docs/decisions.md#source-archives): `createSourceUpload`, what the REST door's
-// `POST /v2/deployments/{deployment_id}/upload-url` runs, and the download URL a data plane builds from, on a
+// Source archives in the schema (docs/decisions.md#source-archives): `createSourceUpload` and its handler, which
+// the REST door's `POST /v2/deployments/{deployment_id}/upload-url` runs too, and the download URL a data plane builds from, on a
 // Revision and on a claim's lease. Only data-plane keys (--reconcile) see download URLs: they carry the
 // permission to read the archive, and a dashboard has no use for them.
 import { GraphQLError } from 'graphql';
@@ -7,7 +7,7 @@ import { builder } from '../../graphql/builder.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
 import { MutationErrorRef } from '../deployments/writes/write-errors.graphql.ts';
 import { DeploymentNotFound } from '../deployments/writes/write-problems.ts';
-import { deploymentIdOf, writeScope } from '../deployments/writes/deployment-mutations.graphql.ts';
+import { deploymentIdOf, requireWrite, writeScope } from '../deployments/writes/deployment-mutations.graphql.ts';
 import { RevisionRef } from '../revisions/revision.graphql.ts';
 import { RevisionLeaseRef } from '../revisions/lifecycle/data-plane-mutations.graphql.ts';
 import { SourceUploadsUnavailable, type IssuedUpload, type SourceArchives } from './source-archives.ts';
@@ -21,7 +21,7 @@ function archivesOf(ctx: GraphQLContext): SourceArchives {
 }
 
 /** The download URL, for a data plane's key; null otherwise or without a path. */
-const archiveUrlFor = (ctx: GraphQLContext, path: string | null | undefined) =>
+export const archiveUrlFor = (ctx: GraphQLContext, path: string | null | undefined) =>
   (ctx.principal.mayReconcile && path && ctx.sourceArchives ? ctx.sourceArchives.downloadUrl(path) : null);
 
 builder.objectType(SourceUploadsUnavailable, {
@@ -61,13 +61,19 @@ builder.mutationField('createSourceUpload', (t) => t.field({
   args: { input: t.arg({ type: CreateSourceUploadInput, required: true, description: 'The deployment.' }) },
   errors: { types: [DeploymentNotFound, SourceUploadsUnavailable], union: { name: 'CreateSourceUploadResult', description: 'Where to upload, or why not.' } },
   resolve: async (_root, { input }, ctx) => {
-    const scope = writeScope(ctx);
+    requireWrite(ctx);
     const id = deploymentIdOf(input.deploymentId, 'input.deploymentId');
-    const issued = await archivesOf(ctx).issue(scope.em, scope.tenantId, id);
-    await scope.afterCommit?.();
-    return { clientMutationId: input.clientMutationId, ...issued };
+    return { clientMutationId: input.clientMutationId, ...await issueSourceUpload(ctx, id) };
   },
 }));
+
+/** An upload URL for the deployment `id` (both doors' handler; the caller's door has checked it may write). */
+export async function issueSourceUpload(ctx: GraphQLContext, id: string): Promise<IssuedUpload> {
+  const scope = writeScope(ctx);
+  const issued = await archivesOf(ctx).issue(scope.em, scope.tenantId, id);
+  await scope.afterCommit?.();
+  return issued;
+}
 
 builder.objectField(RevisionRef, 'sourceArchiveUrl', (t) => t.string({
   nullable: true,

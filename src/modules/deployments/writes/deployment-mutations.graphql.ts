@@ -1,7 +1,10 @@
-// The deployment mutations (Relay style: one `input`, a payload with `clientMutationId`), for GraphQL clients
-// and for the REST door's write routes alike. Each checks the caller may write, reads from the primary for the
-// rest of the operation (what it wrote is there first), validates its input as the original's request body, and
-// runs one write of deployment-writer.ts; a refusal the user can fix is a typed result (write-errors.graphql.ts).
+// The deployment mutations (Relay style: one `input`, a payload with `clientMutationId`) and the handlers they
+// share with the REST door's write routes (rest/deployment-writes.route.ts). A mutation checks the caller may
+// write (requireWrite; the REST door has checked it before it validates), turns its input into the original's
+// request body once (legacyBodyOf) and validates it with the same models the REST door does, then runs the
+// handler: the write of deployment-writer.ts in the caller's write scope (reads from the primary for the rest
+// of the operation: what it wrote is there first), the request's loaders primed with what it wrote. A refusal
+// the user can fix is a typed result (write-errors.graphql.ts); on the REST door, its status (refusal-answers.ts).
 import { GraphQLError } from 'graphql';
 import { builder } from '../../../graphql/builder.ts';
 import { readFromPrimary, type GraphQLContext } from '../../../graphql/context.ts';
@@ -11,6 +14,7 @@ import { DeploymentRef } from '../deployment.graphql.ts';
 import {
   MAX_BULK_DELETE, createDeployment, deleteDeployment, deleteDeployments, redeployRevision, updateDeployment, type WriteScope, type WrittenDeployment,
 } from './deployment-writer.ts';
+import type { CreateRequest, PatchRequest } from './write-requests.ts';
 import { CHANGE_ERRORS } from './write-errors.graphql.ts';
 import {
   CreateDeploymentInput, DeleteDeploymentInput, DeleteDeploymentsInput, RedeployRevisionInput, UpdateDeploymentInput, legacyBodyOf,
@@ -18,12 +22,16 @@ import {
 import { DeploymentNameTaken, DeploymentNotFound, InvalidValues, READ_ONLY_KEY, RevisionNotFound } from './write-problems.ts';
 import { validateCreateRequest, validatePatchRequest } from './validate-write-request.ts';
 
+/** The GraphQL door's permission check of a write (the REST door makes its own, a 403 before its 422). */
+export function requireWrite(ctx: GraphQLContext): void {
+  if (!ctx.principal.mayWrite) throw new GraphQLError(READ_ONLY_KEY, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
+}
+
 /**
- * The caller's write scope, once it may write; the operation's reads go to the primary from here on, and nothing
- * read before the write answers after it.
+ * The caller's write scope (its door has checked it may write); the operation's reads go to the primary from
+ * here on, and nothing read before the write answers after it.
  */
 export function writeScope(ctx: GraphQLContext): WriteScope {
-  if (!ctx.principal.mayWrite) throw new GraphQLError(READ_ONLY_KEY, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
   readFromPrimary(ctx);
   ctx.loaders.forgetAll();
   return {
@@ -32,11 +40,27 @@ export function writeScope(ctx: GraphQLContext): WriteScope {
   };
 }
 
-/** The id of a deployment a write left as `written`, which the payload's fields then show without reading it back. */
+/** The id of a deployment a write left as `written`, which the answer's fields then show without reading it back. */
 function wrote(ctx: GraphQLContext, written: WrittenDeployment): string {
   ctx.loaders.deployments.wrote(written);
   return written.row.id;
 }
+
+// The handlers, for both doors: each takes a request its door has validated (and its permission checked) and
+// returns the id of the deployment the answer shows.
+
+export const createDeploymentIn = async (ctx: GraphQLContext, request: CreateRequest): Promise<string> =>
+  wrote(ctx, await createDeployment(writeScope(ctx), request));
+
+export const updateDeploymentIn = async (ctx: GraphQLContext, id: string, request: PatchRequest, ifMatch: string | undefined): Promise<string> =>
+  wrote(ctx, await updateDeployment(writeScope(ctx), id, request, ifMatch));
+
+export const deleteDeploymentIn = (ctx: GraphQLContext, id: string, ifMatch: string | undefined): Promise<void> => deleteDeployment(writeScope(ctx), id, ifMatch);
+
+export const deleteDeploymentsIn = (ctx: GraphQLContext, ids: readonly string[]) => deleteDeployments(writeScope(ctx), ids);
+
+export const redeployRevisionIn = async (ctx: GraphQLContext, id: string, revisionId: string, ifMatch: string | undefined): Promise<string> =>
+  wrote(ctx, await redeployRevision(writeScope(ctx), id, revisionId, ifMatch));
 
 /** The deployment an `id` names, or DeploymentNotFound (a global id of another type names none). */
 export function deploymentIdOf(id: string | number, argument: string): string {
@@ -71,11 +95,11 @@ builder.mutationField('createDeployment', (t) => t.field({
   args: { input: t.arg({ type: CreateDeploymentInput, required: true, description: 'The deployment to create.' }) },
   errors: { types: [InvalidValues, DeploymentNameTaken], union: { name: 'CreateDeploymentResult', description: 'The deployment created, or why not.' } },
   resolve: async (_root, { input }, ctx) => {
-    const scope = writeScope(ctx);
+    requireWrite(ctx);
     const body = { source_config: {}, source_revision_config: {}, secrets: [], ...legacyBodyOf(input, ['clientMutationId']) };
     const validated = validateCreateRequest(body);
     if (!validated.ok) throw new InvalidValues(validated.errors);
-    return { clientMutationId: input.clientMutationId, deploymentId: wrote(ctx, await createDeployment(scope, validated.value)) };
+    return { clientMutationId: input.clientMutationId, deploymentId: await createDeploymentIn(ctx, validated.value) };
   },
 }));
 
@@ -85,11 +109,11 @@ builder.mutationField('updateDeployment', (t) => t.field({
   args: { input: t.arg({ type: UpdateDeploymentInput, required: true, description: 'The deployment and what to change.' }) },
   errors: { types: CHANGE_ERRORS, union: { name: 'UpdateDeploymentResult', description: 'The deployment changed, or why not.' } },
   resolve: async (_root, { input }, ctx) => {
-    const scope = writeScope(ctx);
+    requireWrite(ctx);
     const id = deploymentIdOf(input.id, 'input.id');
     const validated = validatePatchRequest(legacyBodyOf(input, ['clientMutationId', 'id', 'ifMatch']));
     if (!validated.ok) throw new InvalidValues(validated.errors);
-    return { clientMutationId: input.clientMutationId, deploymentId: wrote(ctx, await updateDeployment(scope, id, validated.value, input.ifMatch ?? undefined)) };
+    return { clientMutationId: input.clientMutationId, deploymentId: await updateDeploymentIn(ctx, id, validated.value, input.ifMatch ?? undefined) };
   },
 }));
 
@@ -112,9 +136,9 @@ builder.mutationField('deleteDeployment', (t) => t.field({
   args: { input: t.arg({ type: DeleteDeploymentInput, required: true, description: 'The deployment to delete.' }) },
   errors: { types: [DeploymentNotFound, ...CHANGE_ERRORS.filter((type) => type !== InvalidValues && type !== DeploymentNotFound)], union: { name: 'DeleteDeploymentResult', description: 'The deployment deleted, or why not.' } },
   resolve: async (_root, { input }, ctx) => {
-    const scope = writeScope(ctx);
+    requireWrite(ctx);
     const id = deploymentIdOf(input.id, 'input.id');
-    await deleteDeployment(scope, id, input.ifMatch ?? undefined);
+    await deleteDeploymentIn(ctx, id, input.ifMatch ?? undefined);
     return { clientMutationId: input.clientMutationId, deletedId: id };
   },
 }));
@@ -139,7 +163,7 @@ builder.mutationField('deleteDeployments', (t) => t.field({
   description: `Deletes up to ${MAX_BULK_DELETE} deployments in one transaction (REST: DELETE /v2/deployments?deployment_ids=…); ids the tenant does not have are reported, not an error.`,
   args: { input: t.arg({ type: DeleteDeploymentsInput, required: true, description: 'The deployments to delete.' }) },
   resolve: async (_root, { input }, ctx) => {
-    const scope = writeScope(ctx);
+    requireWrite(ctx);
     if (input.ids.length > MAX_BULK_DELETE) throw badUserInput('input.ids', `at most ${MAX_BULK_DELETE} ids; got ${input.ids.length}`);
     const notFound: string[] = [];
     const ids = input.ids.flatMap((id) => {
@@ -147,7 +171,7 @@ builder.mutationField('deleteDeployments', (t) => t.field({
       if (!uuid) notFound.push(String(id));
       return uuid ? [uuid] : [];
     });
-    const result = await deleteDeployments(scope, ids);
+    const result = await deleteDeploymentsIn(ctx, ids);
     return { clientMutationId: input.clientMutationId, deleted: result.deleted, notFound: [...notFound, ...result.notFound] };
   },
 }));
@@ -158,8 +182,8 @@ builder.mutationField('redeployRevision', (t) => t.field({
   args: { input: t.arg({ type: RedeployRevisionInput, required: true, description: 'The deployment and the revision to build again.' }) },
   errors: { types: [DeploymentNotFound, RevisionNotFound, ...CHANGE_ERRORS.filter((type) => type !== InvalidValues && type !== DeploymentNotFound)], union: { name: 'RedeployRevisionResult', description: 'The deployment with its new revision, or why not.' } },
   resolve: async (_root, { input }, ctx) => {
-    const scope = writeScope(ctx);
+    requireWrite(ctx);
     const id = deploymentIdOf(input.deploymentId, 'input.deploymentId');
-    return { clientMutationId: input.clientMutationId, deploymentId: wrote(ctx, await redeployRevision(scope, id, input.revisionId, input.ifMatch ?? undefined)) };
+    return { clientMutationId: input.clientMutationId, deploymentId: await redeployRevisionIn(ctx, id, input.revisionId, input.ifMatch ?? undefined) };
   },
 }));

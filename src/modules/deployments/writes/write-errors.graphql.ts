@@ -6,7 +6,7 @@ import { camelCase } from '../../common/legacy-json.ts';
 import {
   DeploymentNameTaken, DeploymentNotFound, InvalidValues, PreconditionFailed, RevisionNotFound, WriteRefusal, type ValueProblem,
 } from './write-problems.ts';
-import { deploymentTag } from '../deployment-tag.ts';
+import { deploymentTagFor } from '../deployment-tag.ts';
 
 export const MutationErrorRef = builder.interfaceRef<WriteRefusal>('MutationError').implement({
   description: 'A write refused for a reason the caller can fix; each implementing type says more.',
@@ -66,7 +66,7 @@ builder.objectType(PreconditionFailed, {
   fields: (t) => ({
     currentEtag: t.string({
       description: 'The deployment\'s entity tag now.',
-      resolve: (error, _args, ctx) => deploymentTag(error.deploymentId, error.currentVersion, ctx.principal, ctx.principal.mayReadSecrets ? ctx.cipher.fingerprints : []),
+      resolve: (error, _args, ctx) => deploymentTagFor(ctx, error.deploymentId, error.currentVersion),
     }),
   }),
 });

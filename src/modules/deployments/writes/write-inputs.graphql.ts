@@ -1,6 +1,7 @@
 // The mutations' input objects: the original's request bodies (DeploymentCreateRequest, DeploymentPatchRequest)
-// under GraphQL's names, and their translation to those bodies, which both doors' writes are validated as
-// (validate-write-request.ts) and written from (deployment-writer.ts).
+// under GraphQL's names, and the GraphQL door's one translation to those bodies (legacyBodyOf), which it then
+// validates as the REST door validates its own (validate-write-request.ts); the writer takes the bodies
+// (deployment-writer.ts). The listener mutations translate theirs with it too.
 import { builder } from '../../../graphql/builder.ts';
 import { snakeCase } from '../../common/legacy-json.ts';
 import { DeploymentSourceEnum, DeploymentTypeEnum } from '../deployment-enums.graphql.ts';
@@ -130,8 +131,11 @@ export function legacyBodyOf(input: Record<string, unknown>, omit: readonly stri
   return body;
 }
 
-/** Keys whose values are objects of ours (snake_case keys), or lists of them; everything else is a leaf. */
-const OWN_OBJECTS = new Set(['sourceConfig', 'sourceRevisionConfig', 'resourceSpec', 'listenerConfig', 'secrets', 'secretReferences']);
+/**
+ * Keys whose values are objects of ours (snake_case keys), or lists of them; everything else is a leaf. A
+ * listener's `computeConfig` too: the listener mutations take their bodies so (listener-mutations.graphql.ts).
+ */
+const OWN_OBJECTS = new Set(['sourceConfig', 'sourceRevisionConfig', 'resourceSpec', 'listenerConfig', 'secrets', 'secretReferences', 'computeConfig']);
 
 function ownObject(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(ownObject);

@@ -1,6 +1,8 @@
 // The data planes' mutations (docs/graphql.md#data-planes): claim queued revisions, report their progress and
-// log lines, report a deployment's status. Only a key issued with `--reconcile` may call them; the REST door's
-// /v2/data-plane routes run the same mutations. A refusal the data plane acts on is a typed result.
+// log lines, report a deployment's status; and their handlers, which the REST door's /v2/data-plane routes run
+// too (rest/data-plane.route.ts). Only a key issued with `--reconcile` may call them (checked here for GraphQL,
+// by the REST door for its own). A mutation checks its input against the limits the REST models declare
+// (data-plane-request-schema.ts). A refusal the data plane acts on is a typed result.
 import { GraphQLError } from 'graphql';
 import { NO_SINGLE_TENANT, TENANT_REQUIRED } from '../../tenancy/authenticate.ts';
 import { builder } from '../../../graphql/builder.ts';
@@ -15,16 +17,21 @@ import { DeploymentNotFound, RevisionNotFound } from '../../deployments/writes/w
 import type { RevisionStatus } from '../../deployments/deployment-enums.ts';
 import { RevisionRef } from '../revision.graphql.ts';
 import {
-  MAX_CLAIM, MAX_LOG_LINES, MAX_LOG_LINE_CHARS, MAX_REVISION_LOG_LINES, MAX_RUNTIME_LOG_LINES, appendRevisionLogs, claimRevisions, isStorableTime, reportDeploymentStatus, reportRevisionStatus,
-  type DataPlaneScope, type RevisionClaim,
+  MAX_LOG_LINE_CHARS, MAX_REVISION_LOG_LINES, MAX_RUNTIME_LOG_LINES, appendRevisionLogs, claimRevisions, isStorableTime, reportDeploymentStatus, reportRevisionStatus,
+  type AppendOutcome, type DataPlaneScope, type DeploymentReport, type LogAppend, type ReportOutcome, type RevisionClaim, type StatusReport,
 } from './data-plane-writer.ts';
+import { DATA_PLANE_LIMITS, appendNeedsLease } from './data-plane-request-schema.ts';
 import { InvalidTransition, LeaseLost, LogLineLimit, LogLinesOutOfOrder, NOT_A_DATA_PLANE, RevisionEnded, RevisionNotRunning } from './lifecycle-problems.ts';
 import { LogPhaseEnum } from './revision-logs.graphql.ts';
 import { recordContact } from '../../listeners/listener-contact.ts';
 
-/** The data plane's scope, once its key may reconcile; the operation's reads go to the primary from here on. */
-function dataPlaneScope(ctx: GraphQLContext): DataPlaneScope {
+/** The GraphQL door's permission check of a data plane's call (the REST door makes its own). */
+export function requireDataPlane(ctx: GraphQLContext): void {
   if (!ctx.principal.mayReconcile) throw new GraphQLError(NOT_A_DATA_PLANE, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
+}
+
+/** The data plane's scope (its door has checked its key may reconcile); the operation's reads go to the primary from here on. */
+function dataPlaneScope(ctx: GraphQLContext): DataPlaneScope {
   readFromPrimary(ctx);
   const { principal } = ctx;
   return { em: ctx.dataPlaneEm(), tenantIds: principal.tenantIds, apiKeyId: principal.apiKeyId, listenerId: principal.listenerId, leaseSeconds: ctx.revisionLeaseSeconds, afterCommit: ctx.afterCommit };
@@ -48,6 +55,24 @@ function cutLine(message: string): string {
   const end = high >= 0xd800 && high <= 0xdbff ? MAX_LOG_LINE_CHARS - 1 : MAX_LOG_LINE_CHARS;
   return `${message.slice(0, end)}… [cut]`;
 }
+
+// The handlers, for both doors: a call its door has checked (permission, limits, storable texts).
+
+/** Claims up to `limit` revisions; a claim is the bound listener's contact too (its `lastContactAt`, `online`). */
+export async function claimRevisionsIn(ctx: GraphQLContext, limit: number): Promise<RevisionClaim[]> {
+  const scope = dataPlaneScope(ctx);
+  const leases = await claimRevisions(scope, limit);
+  if (scope.listenerId !== null) await recordContact(scope.em, { tenantIds: scope.tenantIds, listenerId: scope.listenerId }, null, { readBack: false });
+  return leases;
+}
+
+export const reportRevisionStatusIn = (ctx: GraphQLContext, report: StatusReport): Promise<ReportOutcome> => reportRevisionStatus(dataPlaneScope(ctx), report);
+
+/** Appends the lines, each longer than MAX_LOG_LINE_CHARS cut there. */
+export const appendRevisionLogsIn = (ctx: GraphQLContext, append: LogAppend): Promise<AppendOutcome> =>
+  appendRevisionLogs(dataPlaneScope(ctx), { ...append, lines: append.lines.map((line) => ({ ...line, message: cutLine(line.message) })) });
+
+export const reportDeploymentStatusIn = (ctx: GraphQLContext, report: DeploymentReport): Promise<{ tenantId: string }> => reportDeploymentStatus(dataPlaneScope(ctx), report);
 
 /** The revision an id names (raw or global), or RevisionNotFound. */
 function revisionIdOf(id: string | number): string {
@@ -149,7 +174,7 @@ const ClaimRevisionsInput = builder.inputType('ClaimRevisionsInput', {
   description: 'How many queued revisions to take.',
   fields: (t) => ({
     clientMutationId: t.string({ description: 'Echoed in the payload.' }),
-    limit: t.int({ defaultValue: 1, description: `Most revisions to claim, 1 to ${MAX_CLAIM}.` }),
+    limit: t.int({ defaultValue: 1, description: `Most revisions to claim, ${DATA_PLANE_LIMITS.claim.ge} to ${DATA_PLANE_LIMITS.claim.le}.` }),
   }),
 });
 
@@ -165,13 +190,11 @@ builder.mutationField('claimRevisions', (t) => t.field({
     + 'Each goes to one data plane only, also when several claim at once, and a deployment rolls out one revision at a time.',
   args: { input: t.arg({ type: ClaimRevisionsInput, required: true, description: 'How many to claim.' }) },
   resolve: async (_root, { input }, ctx) => {
-    const scope = dataPlaneScope(ctx);
+    requireDataPlane(ctx);
     const limit = input.limit ?? 1;
-    if (limit < 1 || limit > MAX_CLAIM) throw badUserInput('input.limit', `must be between 1 and ${MAX_CLAIM}; got ${limit}`);
-    const leases = await claimRevisions(scope, limit);
-    // A claim is the bound listener's contact too (its `lastContactAt`, `online`).
-    if (scope.listenerId !== null) await recordContact(scope.em, { tenantIds: scope.tenantIds, listenerId: scope.listenerId }, null, { readBack: false });
-    return { clientMutationId: input.clientMutationId, leases };
+    const { ge, le } = DATA_PLANE_LIMITS.claim;
+    if (limit < ge || limit > le) throw badUserInput('input.limit', `must be between ${ge} and ${le}; got ${limit}`);
+    return { clientMutationId: input.clientMutationId, leases: await claimRevisionsIn(ctx, limit) };
   },
 }));
 
@@ -213,10 +236,10 @@ builder.mutationField('reportRevisionStatus', (t) => t.field({
   args: { input: t.arg({ type: ReportRevisionStatusInput, required: true, description: 'The report.' }) },
   errors: { types: [RevisionNotFound, LeaseLost, InvalidTransition], union: { name: 'ReportRevisionStatusResult', description: 'The revision after the report, or why it was refused.' } },
   resolve: async (_root, { input }, ctx) => {
-    const scope = dataPlaneScope(ctx);
+    requireDataPlane(ctx);
     const revisionId = revisionIdOf(input.revisionId);
     refuseUnstorable([['input.message', input.message]]);
-    const outcome = await reportRevisionStatus(scope, { revisionId, leaseId: input.leaseId, status: input.status, message: input.message ?? null });
+    const outcome = await reportRevisionStatusIn(ctx, { revisionId, leaseId: input.leaseId, status: input.status, message: input.message ?? null });
     return { clientMutationId: input.clientMutationId, revisionId, status: input.status, applied: outcome.applied, leaseExpiresAt: outcome.leaseExpiresAt };
   },
 }));
@@ -239,7 +262,7 @@ const AppendRevisionLogsInput = builder.inputType('AppendRevisionLogsInput', {
     leaseId: t.field({ type: 'UUID', description: 'The lease of the claim: required for BUILD and DEPLOY lines; RUNTIME lines need none (one sent is not checked).' }),
     phase: t.field({ type: LogPhaseEnum, required: true, description: 'Which log: RUNTIME lines (the running service\'s) are taken once the revision is DEPLOYED.' }),
     firstLine: t.int({ required: true, description: 'The number of the first line sent: at most the next line expected (no gaps).' }),
-    lines: t.field({ type: [LogLineInput], required: true, description: `1 to ${MAX_LOG_LINES} lines, in order.` }),
+    lines: t.field({ type: [LogLineInput], required: true, description: `${DATA_PLANE_LIMITS.lines.min} to ${DATA_PLANE_LIMITS.lines.max} lines, in order.` }),
   }),
 });
 
@@ -259,19 +282,16 @@ builder.mutationField('appendRevisionLogs', (t) => t.field({
   args: { input: t.arg({ type: AppendRevisionLogsInput, required: true, description: 'The lines.' }) },
   errors: { types: [RevisionNotFound, LeaseLost, RevisionEnded, RevisionNotRunning, LogLinesOutOfOrder, LogLineLimit], union: { name: 'AppendRevisionLogsResult', description: 'What the append stored, or why it was refused.' } },
   resolve: async (_root, { input }, ctx) => {
-    const scope = dataPlaneScope(ctx);
-    if (input.lines.length < 1 || input.lines.length > MAX_LOG_LINES) throw badUserInput('input.lines', `must hold 1 to ${MAX_LOG_LINES} lines; got ${input.lines.length}`);
-    if (input.firstLine < 0) throw badUserInput('input.firstLine', `must be 0 or more; got ${input.firstLine}`);
-    if (input.leaseId == null && input.phase !== 'runtime') throw badUserInput('input.leaseId', 'is required for build and deploy lines');
+    requireDataPlane(ctx);
+    const { lines: { min, max }, firstLine } = DATA_PLANE_LIMITS;
+    if (input.lines.length < min || input.lines.length > max) throw badUserInput('input.lines', `must hold ${min} to ${max} lines; got ${input.lines.length}`);
+    if (input.firstLine < firstLine.ge) throw badUserInput('input.firstLine', `must be ${firstLine.ge} or more; got ${input.firstLine}`);
+    if (input.leaseId == null && appendNeedsLease(input.phase)) throw badUserInput('input.leaseId', 'is required for build and deploy lines');
     const outOfRange = input.lines.findIndex((line) => line.timestamp != null && !isStorableTime(line.timestamp));
     if (outOfRange >= 0) throw badUserInput(`input.lines[${outOfRange}].timestamp`, 'must be a time of the years 1 to 9999');
     refuseUnstorable(input.lines.flatMap((line, index) => [[`input.lines[${index}].message`, line.message], [`input.lines[${index}].level`, line.level]] as const));
-    const lines = input.lines.map((line) => ({
-      message: cutLine(line.message),
-      level: line.level ?? null,
-      timestamp: line.timestamp ?? null,
-    }));
-    const outcome = await appendRevisionLogs(scope, { revisionId: revisionIdOf(input.revisionId), leaseId: input.leaseId ?? null, phase: input.phase, firstLine: input.firstLine, lines });
+    const lines = input.lines.map((line) => ({ message: line.message, level: line.level ?? null, timestamp: line.timestamp ?? null }));
+    const outcome = await appendRevisionLogsIn(ctx, { revisionId: revisionIdOf(input.revisionId), leaseId: input.leaseId ?? null, phase: input.phase, firstLine: input.firstLine, lines });
     return { clientMutationId: input.clientMutationId, ...outcome };
   },
 }));
@@ -303,11 +323,11 @@ builder.mutationField('reportDeploymentStatus', (t) => t.field({
   args: { input: t.arg({ type: ReportDeploymentStatusInput, required: true, description: 'The report.' }) },
   errors: { types: [DeploymentNotFound], union: { name: 'ReportDeploymentStatusResult', description: 'The deployment after the report, or why it was refused.' } },
   resolve: async (_root, { input }, ctx) => {
-    const scope = dataPlaneScope(ctx);
+    requireDataPlane(ctx);
     const deploymentId = uuidOfArgument(String(input.deploymentId), 'Deployment', 'input.deploymentId');
     if (!deploymentId) throw new DeploymentNotFound(String(input.deploymentId));
     refuseUnstorable([['input.customUrl', input.customUrl], ['input.imageVersion', input.imageVersion]]);
-    await reportDeploymentStatus(scope, {
+    await reportDeploymentStatusIn(ctx, {
       deploymentId,
       status: input.status,
       ...(input.customUrl !== undefined && { customUrl: input.customUrl }),

@@ -1,20 +1,36 @@
 // The request bodies of the data planes' REST routes (ours: docs/rest.md#data-planes) and of the CLI's
 // build_logs call, declared as the rest of the REST door's bodies are (common/request-model.ts): validated
-// before the mutation runs, every problem at once, and published as OpenAPI components. The statuses are the
+// before the handler runs, every problem at once, and published as OpenAPI components. The statuses are the
 // original's Enum classes (components of their own, `enum` when wrong); `phase` and `order` are Literals.
+// The limits of the requests are declared here once (DATA_PLANE_LIMITS): the models hold the REST bodies to
+// them, the mutations their GraphQL inputs (data-plane-mutations.graphql.ts).
 import { pydanticError } from '../../common/pydantic-errors.ts';
 import {
   componentSchemasOf, enumOf, listOf, model, nested, oneOf, optional, ranged, required, string, uuid, type ModelValue, type RequestModel,
 } from '../../common/request-model.ts';
 import { valueError, type ValueProblem } from '../../deployments/writes/write-problems.ts';
 import { validateModel } from '../../common/request-model-validation.ts';
+import { DateTimeISOResolver } from 'graphql-scalars';
 import { DEPLOYMENT_STATUSES, REVISION_STATUSES } from '../../deployments/deployment-enums.ts';
 import { MAX_CLAIM, MAX_LOG_LINES, isStorableTime } from './data-plane-writer.ts';
 import { LOG_PHASES } from './revision-log-line.entity.ts';
 import { MAX_LOG_PAGE } from './revision-logs.graphql.ts';
 
+/** The limits of the data planes' requests, on both doors. */
+export const DATA_PLANE_LIMITS = {
+  /** Revisions one claim takes. */
+  claim: ranged('int', 1, MAX_CLAIM),
+  /** The number of an append's first line. */
+  firstLine: ranged('int', 0, 2 ** 31 - 1),
+  /** Lines one append carries. */
+  lines: { min: 1, max: MAX_LOG_LINES },
+} as const;
+
+/** Whether an append of `phase` lines names the lease of its claim: build and deploy lines do; runtime lines hold none. */
+export const appendNeedsLease = (phase: string): boolean => phase !== 'runtime';
+
 export const ClaimRequest = model('ClaimRequest', {
-  limit: optional(ranged('int', 1, MAX_CLAIM), `Most revisions to claim; default 1.`),
+  limit: optional(DATA_PLANE_LIMITS.claim, `Most revisions to claim; default 1.`),
 }, { description: 'How many queued revisions to claim.' });
 
 export const RevisionStatusReport = model('RevisionStatusReport', {
@@ -32,8 +48,8 @@ const LogLine = model('LogLine', {
 export const LogAppend = model('LogAppend', {
   lease_id: optional(uuid, 'The lease of the claim: required for `build` and `deploy` lines; `runtime` lines need none (one sent is not checked).'),
   phase: required(oneOf(LOG_PHASES), 'Which log: `runtime` lines (the running service\'s) are taken once the revision is DEPLOYED.'),
-  first_line: required(ranged('int', 0, 2 ** 31 - 1), 'The number of the first line sent (lines are numbered from 0 per revision and phase).'),
-  lines: required(listOf(nested(LogLine)), `1 to ${MAX_LOG_LINES} lines, in order.`),
+  first_line: required(DATA_PLANE_LIMITS.firstLine, 'The number of the first line sent (lines are numbered from 0 per revision and phase).'),
+  lines: required(listOf(nested(LogLine)), `${DATA_PLANE_LIMITS.lines.min} to ${DATA_PLANE_LIMITS.lines.max} lines, in order.`),
 }, { description: 'Log lines of a revision: lines sent again (a retry) are stored once.' });
 
 export const DeploymentStatusReport = model('DeploymentStatusReport', {
@@ -105,33 +121,49 @@ export const checkLogAppend: Check = (json) => {
   const length = Array.isArray(lines) ? linesLengthProblem(lines) : undefined;
   if (checked.ok) {
     // As pydantic lists a missing field: in the order of the fields (lease_id first).
-    const lease = checked.value.lease_id == null && checked.value.phase !== 'runtime' ? [pydanticError.missing(['lease_id'], json)] : [];
+    const lease = checked.value.lease_id == null && appendNeedsLease(checked.value.phase) ? [pydanticError.missing(['lease_id'], json)] : [];
     const times = timestampProblems(checked.value.lines);
     return lease.length > 0 || length || times.length > 0 ? { ok: false, errors: [...lease, ...times, ...(length ? [length] : [])] } : checked;
   }
   const body = json as { lease_id?: unknown; phase?: unknown } | null;
-  const lease = typeof body === 'object' && body !== null && body.lease_id == null && body.phase !== 'runtime' && !checked.errors.some((error) => error.loc[0] === 'lease_id')
+  const lease = typeof body === 'object' && body !== null && body.lease_id == null && appendNeedsLease(String(body.phase)) && !checked.errors.some((error) => error.loc[0] === 'lease_id')
     ? [pydanticError.missing(['lease_id'], json)] : [];
   const errors = [...lease, ...checked.errors, ...(length && !checked.errors.some((error) => error.loc[0] === 'lines') ? [length] : [])];
   return { ok: false, errors };
 };
 
-/** Timestamps a log line may not carry: not a date-time at all, or outside the years PostgreSQL stores. */
+/**
+ * Timestamps a log line may not carry: not a date-time at all, outside the years PostgreSQL stores, or not one
+ * the GraphQL DateTime scalar reads (seconds required, a day its month has), in its words: the line is stored and
+ * shown as that scalar's.
+ */
 function timestampProblems(lines: LogAppendBody['lines']): ValueProblem[] {
   return lines.flatMap(({ timestamp }, index) => {
     if (timestamp == null) return [];
     const time = new Date(timestamp);
-    if (!Number.isNaN(time.getTime()) && ISO_DATE_TIME.test(timestamp) && isStorableTime(time)) return [];
-    return [valueError(['lines', index, 'timestamp'], timestamp, 'must be an ISO 8601 date-time with a time zone, in the years 1 to 9999')];
+    if (Number.isNaN(time.getTime()) || !ISO_DATE_TIME.test(timestamp) || !isStorableTime(time)) {
+      return [valueError(['lines', index, 'timestamp'], timestamp, 'must be an ISO 8601 date-time with a time zone, in the years 1 to 9999')];
+    }
+    try {
+      DateTimeISOResolver.parseValue(timestamp);
+      return [];
+    } catch (error) {
+      return [valueError(['lines', index, 'timestamp'], timestamp, (error as Error).message.replace(/\.$/, ''))];
+    }
   });
 }
+
+/** A valid append's lines as the writer takes them: the timestamps read (as the DateTime scalar reads them). */
+export const linesOfAppend = (append: LogAppendBody) =>
+  append.lines.map((line) => ({ message: line.message, level: line.level ?? null, timestamp: line.timestamp == null ? null : new Date(line.timestamp) }));
 
 /** What the GraphQL DateTime scalar reads: a date, a time and a zone (`Z` or an offset). */
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
 
 function linesLengthProblem(lines: unknown[]): ValueProblem | undefined {
-  if (lines.length === 0) return pydanticError.tooShort(['lines'], lines, 1, 0);
-  if (lines.length > MAX_LOG_LINES) return pydanticError.tooLong(['lines'], lines, MAX_LOG_LINES, lines.length);
+  const { min, max } = DATA_PLANE_LIMITS.lines;
+  if (lines.length < min) return pydanticError.tooShort(['lines'], lines, min, lines.length);
+  if (lines.length > max) return pydanticError.tooLong(['lines'], lines, max, lines.length);
   return undefined;
 }
 
