@@ -1,6 +1,8 @@
-// The deployment writes, each one transaction on the primary through the entities (MikroORM's unit of work):
-// create, change (a new revision when the change names something to build), delete, delete many, redeploy.
-// The semantics are docs/decisions.md#writes'. Both doors call these through the GraphQL mutations.
+// The deployment writes, each one transaction on the primary through MikroORM (the unit of work for the
+// deployment and revision rows, batched inserts for secrets and references): create, change (a new revision
+// when the change names something to build), delete, delete many, redeploy. The semantics are
+// docs/decisions.md#writes'. Both doors call these through the handlers beside the mutations
+// (deployment-mutations.graphql.ts).
 import { randomUUID } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { inOneTransaction } from '../../common/one-transaction.ts';
