@@ -242,9 +242,9 @@ async function addRevision(
   id: string = randomUUID(),
 ): Promise<string> {
   if (supersede) {
-    await tx.nativeUpdate(
-      RevisionSchema, { tenant: scope.tenantId, deployment: deployment.id, status: 'QUEUED' },
-      { status: 'SKIPPED', statusMessage: `Superseded by revision ${id} before a data plane claimed it.`, updatedAt: now },
+    await tx.execute(
+      `update revision set status = 'SKIPPED', status_message = ?, updated_at = ? where tenant_id = ? and deployment_id = ? and status = 'QUEUED'`,
+      [`Superseded by revision ${id} before a data plane claimed it.`, now, scope.tenantId, deployment.id],
     );
   }
   // Through the unit of work: a native insert would return the columns that have defaults, and so be a read.
@@ -267,7 +267,7 @@ async function replaceSecrets(
   const ofDeployment = { tenant: scope.tenantId, deployment: deployment.id };
   const written: Omit<WrittenDeployment, 'row'> = {};
   if (secrets) {
-    if (stored) await tx.nativeDelete(SecretSchema, ofDeployment);
+    if (stored) await tx.execute('delete from secret where tenant_id = ? and deployment_id = ?', [scope.tenantId, deployment.id]);
     const rows = secrets.map(({ name, value }, position) => ({ id: randomUUID(), ...ofDeployment, name, position, ...scope.cipher.seal(value, { deploymentId: deployment.id, name }) }));
     // One batched insert: the unit of work would add an entity and a change set per row, and nothing else.
     if (rows.length > 0) await tx.insertMany(SecretSchema, rows as never[]);
@@ -277,7 +277,7 @@ async function replaceSecrets(
     }));
   }
   if (references) {
-    if (stored) await tx.nativeDelete(SecretReferenceSchema, ofDeployment);
+    if (stored) await tx.execute('delete from secret_reference where tenant_id = ? and deployment_id = ?', [scope.tenantId, deployment.id]);
     const rows = references.map(({ name, secret_name: secretName, secret_key: secretKey }, position) => ({ id: randomUUID(), ...ofDeployment, name, secretName, secretKey, position }));
     if (rows.length > 0) await tx.insertMany(SecretReferenceSchema, rows as never[]);
     written.references = rows.map(({ name, secretName, secretKey }) => ({ deployment_id: deployment.id, name, secret_name: secretName, secret_key: secretKey }));
