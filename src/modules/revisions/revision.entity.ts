@@ -19,6 +19,9 @@ export const RevisionSchema = defineEntity({
     { properties: ['deployment', 'createdAt', 'id'] },
     // Data planes claim each tenant's oldest queued revisions first (revisions/lifecycle/data-plane-writer.ts).
     { name: 'revision_queued_idx', expression: 'create index "revision_queued_idx" on "revision" ("tenant_id", "created_at", "id") where "status" = \'QUEUED\'' },
+    // A new revision supersedes its deployment's queued one (writes/deployment-writer.ts): found without reading
+    // the deployment's or the tenant's other revisions.
+    { name: 'revision_queued_deployment_idx', expression: 'create index "revision_queued_deployment_idx" on "revision" ("deployment_id") where "status" = \'QUEUED\'' },
   ],
   properties: {
     deployment: () => p.manyToOne(DeploymentSchema).ref(),
