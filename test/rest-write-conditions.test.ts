@@ -4,6 +4,7 @@
 // Idempotency-Key (the IETF httpapi draft: a retry gets the first answer, another body under the key is refused,
 // keys are per tenant). Expected bodies are written from those sources, not from our output.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REST_ROUTES } from '../src/rest/routes.ts';
 import { startFixtureApp, type FixtureApp } from './support/fixture-app.ts';
 import { ACME, ACME_DEPLOYMENT, GLOBEX } from './support/fixtures.ts';
 import {
@@ -165,6 +166,18 @@ describe('a key that may not write', () => {
     expectJsonText(await call(method, path, { key: readOnly(), body }), 403, READ_ONLY);
     expect((await call('GET', `/v2/deployments/${ACME_DEPLOYMENT}`, { key: readOnly() })).text).toBe(before.text);
     expect(await deploymentCount()).toBe(count);
+  });
+
+  // Every route that writes, listed or not above: its handler does not check the permission again.
+  it('403 on every route that writes but a data plane\'s, whatever the route table holds', async () => {
+    const writes = REST_ROUTES.filter((route) => route.write && !route.dataPlane);
+    expect(writes.length).toBeGreaterThanOrEqual(10);
+    for (const route of writes) {
+      const path = route.path.replace('{deployment_id}', ACME_DEPLOYMENT).replace('{revision_id}', CHECKOUT_DEPLOYED).replace('{listener_id}', UNKNOWN_ID);
+      const query = route.parameters.some((parameter) => parameter.name === 'deployment_ids') ? `?deployment_ids=${ACME_DEPLOYMENT}` : '';
+      const answer = await call(route.method!, path + query, { key: readOnly(), body: route.body ? {} : undefined });
+      expect({ route: `${route.method} ${route.path}`, status: answer.status, json: answer.json }).toEqual({ route: `${route.method} ${route.path}`, status: 403, json: READ_ONLY });
+    }
   });
 
   it('no key at all: 401 as on the read side', async () => {

@@ -29,7 +29,6 @@ const deploymentDocument = (name: string) => `query ${name}($id: ID!) {
 export const createDeploymentRoute: RestRoute = {
   path: '/v2/deployments',
   method: 'POST',
-  needsWrite: true,
   idempotent: true,
   operationId: 'create_deployment_v2_deployments_post',
   summary: 'Create Deployment',
@@ -57,7 +56,6 @@ export const createDeploymentRoute: RestRoute = {
 export const patchDeploymentRoute: RestRoute = {
   path: '/v2/deployments/{deployment_id}',
   method: 'PATCH',
-  needsWrite: true,
   idempotent: true,
   ifMatch: true,
   operationId: 'patch_deployment_v2_deployments__deployment_id__patch',
@@ -82,7 +80,6 @@ export const patchDeploymentRoute: RestRoute = {
 export const deleteDeploymentRoute: RestRoute = {
   path: '/v2/deployments/{deployment_id}',
   method: 'DELETE',
-  needsWrite: true,
   ifMatch: true,
   operationId: 'delete_deployment_v2_deployments__deployment_id__delete',
   summary: 'Delete Deployment',
@@ -104,7 +101,6 @@ export const deleteDeploymentRoute: RestRoute = {
 export const deleteDeploymentsRoute: RestRoute = {
   path: '/v2/deployments',
   method: 'DELETE',
-  needsWrite: true,
   operationId: 'delete_deployments_v2_deployments_delete',
   summary: 'Delete Deployments',
   description: `Deletes up to ${MAX_BULK_DELETE} deployments (\`?deployment_ids=<uuid>&deployment_ids=<uuid>\`) in one transaction. `
@@ -126,7 +122,6 @@ export const deleteDeploymentsRoute: RestRoute = {
 export const redeployRevisionRoute: RestRoute = {
   path: '/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy',
   method: 'POST',
-  needsWrite: true,
   ifMatch: true,
   operationId: 'redeploy_revision_v2_deployments__deployment_id__revisions__revision_id__redeploy_post',
   summary: 'Redeploy Revision',
@@ -146,7 +141,6 @@ export const redeployRevisionRoute: RestRoute = {
 export const pushTokenRoute: RestRoute = {
   path: '/v2/deployments/{deployment_id}/push-token',
   method: 'POST',
-  needsWrite: true,
   operationId: 'push_token_v2_deployments__deployment_id__push_token_post',
   summary: 'Push Token',
   description: 'A password for this service\'s container registry (user `oauth2accesstoken`), and the `registry_url` to push under: '
@@ -170,7 +164,6 @@ export const pushTokenRoute: RestRoute = {
 export const uploadUrlRoute: RestRoute = {
   path: '/v2/deployments/{deployment_id}/upload-url',
   method: 'POST',
-  needsWrite: true,
   operationId: 'upload_url_v2_deployments__deployment_id__upload_url_post',
   summary: 'Upload URL',
   description: 'A signed URL for one `PUT` of the source archive (a `.tar.gz`, at most 200 MiB; no API key: the signature is the permission), '

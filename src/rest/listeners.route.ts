@@ -50,7 +50,6 @@ export const listListenersRoute: RestRoute = {
 export const createListenerRoute: RestRoute = {
   path: '/v2/listeners',
   method: 'POST',
-  needsWrite: true,
   operationId: 'create_listener_v2_listeners_post',
   summary: 'Create Listener',
   description: 'Registers a cluster of the tenant\'s own. A listener must have a unique combination of tenant and `compute_id`.',
@@ -86,7 +85,6 @@ export const getListenerRoute: RestRoute = {
 export const patchListenerRoute: RestRoute = {
   path: '/v2/listeners/{listener_id}',
   method: 'PATCH',
-  needsWrite: true,
   operationId: 'patch_listener_v2_listeners__listener_id__patch',
   summary: 'Patch Listener',
   description: 'Changes a listener\'s `version` and/or `compute_config` (replaced whole). Namespaces that deployments on the listener run in must stay (409 otherwise).',
@@ -108,7 +106,6 @@ export const patchListenerRoute: RestRoute = {
 export const deleteListenerRoute: RestRoute = {
   path: '/v2/listeners/{listener_id}',
   method: 'DELETE',
-  needsWrite: true,
   operationId: 'delete_listener_v2_listeners__listener_id__delete',
   summary: 'Delete Listener',
   description: 'Deletes a listener that no deployment names (409 while some do).',

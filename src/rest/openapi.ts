@@ -5,7 +5,7 @@ import { componentSchemas } from './response-schemas.ts';
 import { writeRequestSchemas } from '../modules/deployments/writes/write-request-schema.ts';
 import { dataPlaneRequestSchemas } from '../modules/revisions/lifecycle/data-plane-request-schema.ts';
 import { listenerRequestSchemas } from '../modules/listeners/listener-request-schema.ts';
-import type { RestRoute } from './rest-route.ts';
+import { needsWritePermission, type RestRoute } from './rest-route.ts';
 
 function parameterSchema(spec: ParameterSpec): Record<string, unknown> {
   switch (spec.kind) {
@@ -84,7 +84,7 @@ function operation(route: RestRoute) {
     ...declared,
     ...writeResponses(route, declared),
     401: errorResponse('No API key in the `X-Api-Key` header (or `Authorization: Bearer`): `Not authenticated`; an unknown or revoked one: `Invalid API key`. In demo mode, `npm start` prints a key and keeps it in `.data/demo-api-key`.'),
-    403: errorResponse(route.needsWrite
+    403: errorResponse(needsWritePermission(route)
       ? 'The key may not write (`apikey create --write` issues one that may), the tenant in X-Tenant-Id is not granted to the key, or the key has several tenants and none was chosen.'
       : 'The tenant in X-Tenant-Id is not granted to the key, or the key has several tenants and none was chosen.'),
     500: errorResponse('Internal Server Error'),

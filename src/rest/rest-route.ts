@@ -31,8 +31,6 @@ export interface RestRoute<Written = any> {
   path: string;
   /** GET when not given (which answers HEAD too). */
   method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  /** A route that changes data: it needs a key with the write permission. */
-  needsWrite?: boolean;
   /**
    * A data plane's route: it needs a key issued with `--reconcile` (not the write permission), and a key of
    * several tenants may call it without naming one (it acts for all of them).
@@ -91,3 +89,9 @@ export interface RestRoute<Written = any> {
   /** When the route can answer 404 (besides an unknown path): what that means, for the OpenAPI document. */
   notFound?: string;
 }
+
+/**
+ * Whether a route needs a key with the write permission: every route that writes, but a data plane's (which
+ * needs `--reconcile`). Made from the route's own `write`, since its handler does not check it again.
+ */
+export const needsWritePermission = (route: RestRoute): boolean => route.write !== undefined && !route.dataPlane;

@@ -12,7 +12,7 @@ import type { RequestScope } from '../observability/request-scope.ts';
 import { clientGone, detail, notModified, internalServerError, legacyAnswer, methodNotAllowed, notFoundRoute, serviceUnavailable, temporaryRedirect, validationFailed, type LegacyAnswer } from './legacy-responses.ts';
 import { parseParameters } from './parameters.ts';
 import { pydanticError } from './pydantic-errors.ts';
-import type { BodyCheck, RestRoute, RouteCall } from './rest-route.ts';
+import { needsWritePermission, type BodyCheck, type RestRoute, type RouteCall } from './rest-route.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 import type { WriteFirst } from '../runner/run-operation.ts';
 import { refusalAnswer } from './refusal-answers.ts';
@@ -191,7 +191,7 @@ export async function restAnswer<Caller>(
     if (route.dataPlane ? !principal.mayReconcile : principal.tenantId === NO_SINGLE_TENANT) {
       return detail(403, route.dataPlane ? NOT_A_DATA_PLANE : TENANT_REQUIRED);
     }
-    if (route.needsWrite && !principal.mayWrite) return detail(403, READ_ONLY_KEY);
+    if (needsWritePermission(route) && !principal.mayWrite) return detail(403, READ_ONLY_KEY);
     const parsed = parseParameters(route.parameters, url.searchParams, path);
     // A body that is no JSON (or no body) is answered on its own; else one 422 lists parameters and body together.
     const json = route.body ? parseJsonBody(request.body, request.headers.get('content-type') ?? undefined) : { ok: true as const, value: undefined };
