@@ -7,6 +7,7 @@ import {
 } from './deployment-enums.ts';
 import { UUID_PATTERN } from '../common/uuid.ts';
 import { resourceSpecScalars } from './resource-spec-fields.ts';
+import { revisionConfigFields, sourceConfigFields } from './source-config-fields.ts';
 
 export const uuid = z.string().regex(UUID_PATTERN, 'must be a UUID').transform((value) => value.toLowerCase());
 export const text = z.string().min(1, 'must not be empty');
@@ -67,26 +68,20 @@ export const resourceSpecSchema = z.strictObject({
   sidecars: z.array(container).nullish(),
 });
 
-const sourceConfig = z.strictObject({
-  integration_id: uuid.nullish(),
-  repo_url: optionalText,
-  build_on_push: z.boolean().nullish(),
-  custom_url: optionalText,
-  resource_spec: resourceSpecSchema.nullish(),
-  listener_id: uuid.nullish(),
-  listener_config: z.strictObject({ k8s_namespace: optionalText }).nullish(),
-  install_command: optionalText,
-  build_command: optionalText,
-  deployment_type: z.enum(DEPLOYMENT_TYPES),
-});
+// The source fields by their kind (source-config-fields.ts). Only the service tier is required: the record
+// always has one.
+const STORED_SOURCE_FIELDS = {
+  text: () => optionalText,
+  uuid: () => uuid.nullish(),
+  bool: () => z.boolean().nullish(),
+  deploymentType: () => z.enum(DEPLOYMENT_TYPES),
+  resourceSpec: () => resourceSpecSchema.nullish(),
+  listenerConfig: () => z.strictObject({ k8s_namespace: optionalText }).nullish(),
+};
 
-export const sourceRevisionConfigSchema = z.strictObject({
-  repo_ref: optionalText,
-  graph_config_path: optionalText,
-  image_uri: optionalText,
-  source_tarball_path: optionalText,
-  repo_commit_sha: optionalText,
-});
+const sourceConfig = z.strictObject(sourceConfigFields(STORED_SOURCE_FIELDS));
+
+export const sourceRevisionConfigSchema = z.strictObject(revisionConfigFields(STORED_SOURCE_FIELDS));
 
 export const deploymentRecordSchema = z.strictObject({
   name: text,

@@ -6,9 +6,12 @@
 // ignored rather than refused.
 import {
   bool, componentSchemasOf, dictOf, float, freeForm, int, listOf, model, nested, oneOf, optional, optionalNotNull,
-  ranged, required, string, uuid, type ModelValue,
+  ranged, required, string, uuid, type FieldType, type ModelValue,
 } from '../../common/request-model.ts';
 import { DEPLOYMENT_SOURCES, DEPLOYMENT_TYPES } from '../deployment-enums.ts';
+import {
+  REVISION_REQUEST_NAMES, SOURCE_CONFIG_REQUEST_NAMES, revisionConfigFields, sourceConfigFields, type SourceField,
+} from '../source-config-fields.ts';
 import { RESOURCE_SPEC_SCALAR_NAMES, resourceSpecScalars, type ResourceSpecScalarName } from '../resource-spec-fields.ts';
 
 export { jsonSchemaOf } from '../../common/request-model.ts';
@@ -100,25 +103,19 @@ const ListenerConfig = model('ListenerConfig', {
   k8s_namespace: optional(string, 'Target namespace; immutable; only for listeners of the k8s compute type.'),
 });
 
-const SourceConfigRequest = model('SourceConfigRequest', {
-  integration_id: optional(uuid, 'Git-host integration; immutable; github only.'),
-  repo_url: optional(string, 'Immutable; github only.'),
-  deployment_type: optional(oneOf(DEPLOYMENT_TYPES), 'Immutable.'),
-  build_on_push: optional(bool, 'Not with a repo_ref under refs/tags/; github only.'),
-  custom_url: optional(string, 'Settable for external_docker only.'),
-  resource_spec: optional(nested(ResourceSpec)),
-  listener_id: optional(uuid, 'Immutable; external_docker only.'),
-  listener_config: optional(nested(ListenerConfig)),
-  install_command: optional(string, 'JavaScript projects only; run from the repository root.'),
-  build_command: optional(string, 'JavaScript projects only; run from the config file\'s directory.'),
-}, { description: 'Settings that need no new revision when changed, or cannot be changed; validated against the source.' });
+// The source fields' types by their kind (source-config-fields.ts).
+const requestField = <const Type extends FieldType>(type: Type) => (field: SourceField) => optional(type, field.requestDescription);
+const SOURCE_FIELD_TYPES = {
+  text: requestField(string), uuid: requestField(uuid), bool: requestField(bool),
+  deploymentType: requestField(oneOf(DEPLOYMENT_TYPES)), resourceSpec: requestField(nested(ResourceSpec)),
+  listenerConfig: requestField(nested(ListenerConfig)),
+};
 
-const SourceRevisionConfigRequest = model('SourceRevisionConfigRequest', {
-  repo_ref: optional(string, 'A branch, or a full tag ref (refs/tags/v1.0.0); github only.'),
-  graph_config_path: optional(string, 'Path of the config file; required on create for github and internal_source, null otherwise.'),
-  image_uri: optional(string, 'Docker image URI (external_docker).'),
-  source_tarball_path: optional(string, 'The object_path POST /v2/deployments/{deployment_id}/upload-url issued for this deployment, once the archive is uploaded to its upload_url; arbitrary paths are not accepted, and a create cannot name one. internal_source only.'),
-}, { description: 'Settings that need a new revision when changed: non-null on PATCH starts one.' });
+const SourceConfigRequest = model('SourceConfigRequest', sourceConfigFields(SOURCE_FIELD_TYPES, SOURCE_CONFIG_REQUEST_NAMES),
+  { description: 'Settings that need no new revision when changed, or cannot be changed; validated against the source.' });
+
+const SourceRevisionConfigRequest = model('SourceRevisionConfigRequest', revisionConfigFields(SOURCE_FIELD_TYPES, REVISION_REQUEST_NAMES),
+  { description: 'Settings that need a new revision when changed: non-null on PATCH starts one.' });
 
 const Secret = model('Secret', {
   name: required(string),
