@@ -4,20 +4,52 @@ import type { DeploymentType } from './deployment-enums.ts';
 import { DeploymentTypeEnum } from './deployment-enums.graphql.ts';
 import { ResourceSpecRef, ResourceSpecView } from './resource-spec.graphql.ts';
 import { camelCaseViewClass } from '../../graphql/field-views.ts';
+import { camelCase, camelCaseKeys } from '../common/legacy-json.ts';
+import {
+  REVISION_CONFIG_NAMES, STORED_SOURCE_CONFIG_NAMES, revisionConfigFields, sourceConfigFields, type SourceField,
+} from './source-config-fields.ts';
 import type {
   StoredListenerConfig, StoredResourceSpec, StoredSourceConfig, StoredSourceRevisionConfig,
 } from './deployment-read-model.ts';
 
 // The parents are views of the stored jsonb objects, whose keys are the legacy (snake_case) ones, under the
 // fields' names. SourceConfig is made from three columns of the deployment row; its fields say which one each
-// reads (see selected-columns.ts).
+// reads (see selected-columns.ts). Both types' fields are made from source-config-fields.ts.
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/**
+ * The source fields by their kind (source-config-fields.ts), each exposing its view's getter of the same name.
+ * `stored` is what a field stored in the object's own column declares it reads (source_config's say so; the
+ * revision config's fields declare nothing, as their parent's field does).
+ */
+const sourceOutputFields = <View extends object>(t: PothosSchemaTypes.ObjectFieldBuilder<Types, View>, stored?: ReturnType<typeof columnsOf>) => {
+  const options = (field: SourceField) => ({ nullable: true, ...(stored && { extensions: stored }), description: field.description }) as const;
+  // The getter's name; the generic view type cannot say it has one.
+  const view = (name: string) => camelCase(name) as never;
+  return {
+    text: (field: SourceField, name: string) => t.exposeString(view(name), options(field)),
+    uuid: (field: SourceField, name: string) => t.expose(view(name), { type: 'UUID', ...options(field) }),
+    bool: (field: SourceField, name: string) => t.exposeBoolean(view(name), options(field)),
+    listenerConfig: (field: SourceField, name: string) => t.expose(view(name), { type: ListenerConfigRef, ...options(field) }),
+    // The two nested from their own columns: the resource spec's fields say which keys of it they read.
+    resourceSpec: (field: SourceField, name: string) => t.expose(view(name), {
+      type: ResourceSpecRef, nullable: true, extensions: fromSameRow('resource_spec.'), description: field.description,
+    }),
+    deploymentType: (field: SourceField, name: string) => t.expose(view(name), {
+      type: DeploymentTypeEnum, extensions: columnsOf('deployment_type'), description: field.description,
+    } as never), // non-null: every deployment has a tier (the generic view type hides that from Pothos)
+  };
+};
+
+/** The stored `source_config` under the fields' names (see graphql/field-views.ts). */
+const StoredSourceConfigView = camelCaseViewClass<StoredSourceConfig>('StoredSourceConfigView', STORED_SOURCE_CONFIG_NAMES);
 
 /**
  * `source_config` as the legacy record nests it, from three columns of the row: the stored config plus the
  * resource spec and the tier, read under the fields' names (see graphql/field-views.ts).
  */
-export class SourceConfigView {
-  readonly #config: StoredSourceConfig;
+export class SourceConfigView extends StoredSourceConfigView {
   readonly deploymentType: DeploymentType;
   /**
    * Null when the column is. Made once, as a property: graphql-jit reads a nested field through its parent's
@@ -27,19 +59,10 @@ export class SourceConfigView {
   readonly resourceSpec: ResourceSpecView | null;
 
   constructor(config: StoredSourceConfig, resourceSpec: StoredResourceSpec | null | undefined, deploymentType: DeploymentType) {
-    this.#config = config;
+    super(config);
     this.deploymentType = deploymentType;
     this.resourceSpec = resourceSpec ? new ResourceSpecView(resourceSpec) : null;
   }
-
-  get integrationId() { return this.#config.integration_id; }
-  get repoUrl() { return this.#config.repo_url; }
-  get buildOnPush() { return this.#config.build_on_push; }
-  get customUrl() { return this.#config.custom_url; }
-  get listenerId() { return this.#config.listener_id; }
-  get listenerConfig() { return this.#config.listener_config; }
-  get installCommand() { return this.#config.install_command; }
-  get buildCommand() { return this.#config.build_command; }
 }
 
 export const ListenerConfigRef = builder.objectRef<StoredListenerConfig>('ListenerConfig').implement({
@@ -51,33 +74,14 @@ export const ListenerConfigRef = builder.objectRef<StoredListenerConfig>('Listen
 
 export const SourceConfigRef = builder.objectRef<SourceConfigView>('SourceConfig').implement({
   description: 'How a deployment is built and run (REST: `source_config`).',
-  fields: (t) => ({
-    integrationId: t.expose('integrationId', { type: 'UUID', nullable: true, extensions: columnsOf('source_config'), description: 'Code-host integration the source repository is reached through.' }),
-    repoUrl: t.exposeString('repoUrl', { nullable: true, extensions: columnsOf('source_config'), description: 'URL of the source repository.' }),
-    buildOnPush: t.exposeBoolean('buildOnPush', { nullable: true, extensions: columnsOf('source_config'), description: 'Whether a push to the repository starts a new build.' }),
-    customUrl: t.exposeString('customUrl', { nullable: true, extensions: columnsOf('source_config'), description: 'Custom URL the deployment is served at.' }),
-    // Its fields say which keys of the column they read.
-    resourceSpec: t.expose('resourceSpec', { type: ResourceSpecRef, nullable: true, extensions: fromSameRow('resource_spec.'), description: 'Scaling and compute settings.' }),
-    listenerId: t.expose('listenerId', { type: 'UUID', nullable: true, extensions: columnsOf('source_config'), description: 'Listener the deployment is attached to.' }),
-    listenerConfig: t.expose('listenerConfig', { type: ListenerConfigRef, nullable: true, extensions: columnsOf('source_config'), description: 'Settings of that listener.' }),
-    installCommand: t.exposeString('installCommand', { nullable: true, extensions: columnsOf('source_config'), description: 'Command that installs dependencies before the build.' }),
-    buildCommand: t.exposeString('buildCommand', { nullable: true, extensions: columnsOf('source_config'), description: 'Command that builds the application.' }),
-    deploymentType: t.expose('deploymentType', { type: DeploymentTypeEnum, extensions: columnsOf('deployment_type'), description: 'Service tier.' }),
-  }),
+  fields: (t) => camelCaseKeys(sourceConfigFields(sourceOutputFields(t, columnsOf('source_config')))),
 });
 
-const SOURCE_REVISION_CONFIG_KEYS = ['repo_ref', 'graph_config_path', 'image_uri', 'source_tarball_path', 'repo_commit_sha'] as const;
 /** `source_revision_config` under the fields' names (see graphql/field-views.ts). */
-export const SourceRevisionConfigView = camelCaseViewClass<StoredSourceRevisionConfig>('SourceRevisionConfigView', SOURCE_REVISION_CONFIG_KEYS);
+export const SourceRevisionConfigView = camelCaseViewClass<StoredSourceRevisionConfig>('SourceRevisionConfigView', REVISION_CONFIG_NAMES);
 export type SourceRevisionConfigView = InstanceType<typeof SourceRevisionConfigView>;
 
 export const SourceRevisionConfigRef = builder.objectRef<SourceRevisionConfigView>('SourceRevisionConfig').implement({
   description: 'Which revision of the source is deployed (REST: `source_revision_config`).',
-  fields: (t) => ({
-    repoRef: t.exposeString('repoRef', { nullable: true, description: 'Branch, tag or other ref of the repository.' }),
-    graphConfigPath: t.exposeString('graphConfigPath', { nullable: true, description: 'Path of the application\'s configuration file in the repository.' }),
-    imageUri: t.exposeString('imageUri', { nullable: true, description: 'Container image to deploy.' }),
-    sourceTarballPath: t.exposeString('sourceTarballPath', { nullable: true, description: 'Location of the uploaded source archive.' }),
-    repoCommitSha: t.exposeString('repoCommitSha', { nullable: true, description: 'Commit deployed.' }),
-  }),
+  fields: (t) => camelCaseKeys(revisionConfigFields(sourceOutputFields(t))),
 });

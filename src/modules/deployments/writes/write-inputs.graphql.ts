@@ -3,9 +3,12 @@
 // validates as the REST door validates its own (validate-write-request.ts); the writer takes the bodies
 // (deployment-writer.ts). The listener mutations translate theirs with it too.
 import { builder } from '../../../graphql/builder.ts';
-import { snakeCase } from '../../common/legacy-json.ts';
+import { camelCaseKeys, snakeCase } from '../../common/legacy-json.ts';
 import { DeploymentSourceEnum, DeploymentTypeEnum } from '../deployment-enums.graphql.ts';
 import { ResourceSpecInput } from './resource-spec-input.graphql.ts';
+import {
+  REVISION_REQUEST_NAMES, SOURCE_CONFIG_REQUEST_NAMES, revisionConfigFields, sourceConfigFields, type SourceField,
+} from '../source-config-fields.ts';
 
 const clientMutationId = (t: { string: (options: { description: string }) => unknown }) =>
   t.string({ description: 'Any string; returned unchanged in the payload, for a client matching answers to requests.' });
@@ -15,30 +18,26 @@ const ListenerConfigInput = builder.inputType('ListenerConfigInput', {
   fields: (t) => ({ k8sNamespace: t.string({ description: 'Target Kubernetes namespace; cannot be changed.' }) }),
 });
 
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/** The source fields' inputs by their kind (source-config-fields.ts), under their camelCase names. */
+const sourceInputFields = (t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>) => ({
+  text: (field: SourceField) => t.string({ description: field.inputDescription }),
+  uuid: (field: SourceField) => t.field({ type: 'UUID', description: field.inputDescription }),
+  bool: (field: SourceField) => t.boolean({ description: field.inputDescription }),
+  deploymentType: (field: SourceField) => t.field({ type: DeploymentTypeEnum, description: field.inputDescription }),
+  resourceSpec: (field: SourceField) => t.field({ type: ResourceSpecInput, description: field.inputDescription }),
+  listenerConfig: (field: SourceField) => t.field({ type: ListenerConfigInput, description: field.inputDescription }),
+});
+
 const SourceConfigInput = builder.inputType('SourceConfigInput', {
   description: 'How the deployment is built and run. A change of these makes no new revision, except `resourceSpec`.',
-  fields: (t) => ({
-    integrationId: t.field({ type: 'UUID', description: 'Code-host integration of the repository (github only); cannot be changed.' }),
-    repoUrl: t.string({ description: 'Repository URL (github only); cannot be changed.' }),
-    deploymentType: t.field({ type: DeploymentTypeEnum, description: 'Service tier (`DEV` when not given); cannot be changed.' }),
-    buildOnPush: t.boolean({ description: 'Build a new revision on every push to `repoRef` (github only; not with a tag).' }),
-    customUrl: t.string({ description: 'Custom URL (external_docker only).' }),
-    resourceSpec: t.field({ type: ResourceSpecInput, description: 'Scaling and compute settings; replaces the stored spec and makes a new revision.' }),
-    listenerId: t.field({ type: 'UUID', description: 'Listener (external_docker only); cannot be changed.' }),
-    listenerConfig: t.field({ type: ListenerConfigInput, description: 'Listener settings (external_docker only).' }),
-    installCommand: t.string({ description: 'Custom install command (JavaScript projects), run from the repository root.' }),
-    buildCommand: t.string({ description: 'Custom build command (JavaScript projects), run from the config file\'s directory.' }),
-  }),
+  fields: (t) => camelCaseKeys(sourceConfigFields(sourceInputFields(t), SOURCE_CONFIG_REQUEST_NAMES)),
 });
 
 const SourceRevisionConfigInput = builder.inputType('SourceRevisionConfigInput', {
   description: 'What to build. A non-null value makes a new revision.',
-  fields: (t) => ({
-    repoRef: t.string({ description: 'Branch (`main`) or full tag ref (`refs/tags/v1.0.0`), github only.' }),
-    graphConfigPath: t.string({ description: 'Path of the config file (github and internal_source).' }),
-    imageUri: t.string({ description: 'Docker image URI (external_docker, internal_docker).' }),
-    sourceTarballPath: t.string({ description: 'The `objectPath` `createSourceUpload` issued for this deployment, once the archive is uploaded (internal_source); any other path is refused, and a create cannot name one.' }),
-  }),
+  fields: (t) => camelCaseKeys(revisionConfigFields(sourceInputFields(t), REVISION_REQUEST_NAMES)),
 });
 
 const SecretInput = builder.inputType('SecretInput', {
