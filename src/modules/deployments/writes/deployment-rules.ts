@@ -3,6 +3,9 @@
 // its place in the legacy body, as pydantic reports a model validator's errors.
 import type { DeploymentSource } from '../deployment-enums.ts';
 import type { StoredSourceConfig } from '../deployment-read-model.ts';
+import {
+  IMMUTABLE_SOURCE_CONFIG_NAMES, SOURCE_CONFIG_FIELDS, SOURCE_REVISION_CONFIG_FIELDS, sourcesOf,
+} from '../source-config-fields.ts';
 import { valueError, type ValueProblem } from './write-problems.ts';
 import type {
   CreateRequest, PatchRequest, SecretReferenceRequest, SecretRequest, SourceConfigRequest, SourceRevisionConfigRequest,
@@ -13,22 +16,12 @@ export const NAME_PATTERN = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
 const NAME = new RegExp(NAME_PATTERN);
 
 /** Which sources each key of source_revision_config belongs to (the original's field descriptions). */
-export const REVISION_CONFIG_SOURCES = {
-  repo_ref: ['github'],
-  graph_config_path: ['github', 'internal_source'],
-  image_uri: ['external_docker', 'internal_docker'],
-  source_tarball_path: ['internal_source'],
-} as const satisfies Record<string, readonly DeploymentSource[]>;
+export const REVISION_CONFIG_SOURCES = sourcesOf(SOURCE_REVISION_CONFIG_FIELDS);
 
-/** Which sources each source-specific key belongs to. */
+/** Which sources each source-specific key belongs to (source-config-fields.ts). */
 const ONLY_FOR: Record<string, readonly DeploymentSource[]> = {
   ...REVISION_CONFIG_SOURCES,
-  integration_id: ['github'],
-  repo_url: ['github'],
-  build_on_push: ['github'],
-  custom_url: ['external_docker'],
-  listener_id: ['external_docker'],
-  listener_config: ['external_docker'],
+  ...sourcesOf(SOURCE_CONFIG_FIELDS),
 };
 
 /** The deployment as a PATCH finds it: what the rules compare against. */
@@ -74,12 +67,8 @@ export function patchProblems(stored: StoredDeployment, request: PatchRequest): 
     problems.push(valueError(['revision_source'], request.revision_source, `a '${stored.source}' deployment cannot build a revision of the source '${request.revision_source}'`));
   }
   const config = request.source_config ?? {};
-  const immutable: [string, unknown, unknown][] = [
-    ['integration_id', config.integration_id, stored.sourceConfig.integration_id],
-    ['repo_url', config.repo_url, stored.sourceConfig.repo_url],
-    ['deployment_type', config.deployment_type, stored.deploymentType],
-    ['listener_id', config.listener_id, stored.sourceConfig.listener_id],
-  ];
+  const immutable = IMMUTABLE_SOURCE_CONFIG_NAMES.map((key): [string, unknown, unknown] =>
+    [key, config[key], key === 'deployment_type' ? stored.deploymentType : stored.sourceConfig[key]]);
   for (const [key, sent, current] of immutable) {
     if (sent != null && sent !== (current ?? null)) problems.push(valueError(['source_config', key], sent, `${key} cannot be changed`));
   }

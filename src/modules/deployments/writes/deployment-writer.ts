@@ -5,6 +5,7 @@
 // (deployment-mutations.graphql.ts).
 import { randomUUID } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { camelCase, type CamelCase } from '../../common/legacy-json.ts';
 import { inOneTransaction } from '../../common/one-transaction.ts';
 import type { SecretCipher } from '../../secrets/secret-cipher.ts';
 import type { SourceArchives } from '../../storage/source-archives.ts';
@@ -224,13 +225,12 @@ function mergedRevisionConfig(deployment: Deployment, patch: SourceRevisionConfi
   const current = deployment.sourceRevisionConfig;
   const next = revisionConfigEntity(patch);
   const kept = <T>(key: keyof typeof REVISION_CONFIG_SOURCES, value: T | null | undefined) => ((REVISION_CONFIG_SOURCES[key] as readonly DeploymentSource[]).includes(source) ? value ?? null : null);
-  return {
-    repoRef: next.repoRef ?? kept('repo_ref', current?.repoRef),
-    graphConfigPath: next.graphConfigPath ?? kept('graph_config_path', current?.graphConfigPath),
-    imageUri: next.imageUri ?? kept('image_uri', current?.imageUri),
-    sourceTarballPath: next.sourceTarballPath ?? kept('source_tarball_path', current?.sourceTarballPath),
-    repoCommitSha: null,
-  };
+  const merged = { ...next };
+  for (const key of REVISION_KEYS) {
+    const property = camelCase(key) as CamelCase<typeof key>;
+    merged[property] = next[property] ?? kept(key, current?.[property]);
+  }
+  return merged;
 }
 
 /**

@@ -1,17 +1,16 @@
 // The legacy request objects (snake_case) as the entities' embeddables hold them (camelCase properties, stored
 // under the legacy keys): one place that knows both spellings for the writes.
-import { camelCase, mapKeys } from '../../common/legacy-json.ts';
+import { camelCase, camelCaseKeys, mapKeys, type CamelCase } from '../../common/legacy-json.ts';
 import type { StoredResourceSpec } from '../deployment-read-model.ts';
 import { RESOURCE_SPEC_SCALAR_NAMES, RESOURCE_SPEC_SCALARS } from '../resource-spec-fields.ts';
+import {
+  CHANGEABLE_SOURCE_CONFIG_NAMES, REVISION_REQUEST_NAMES, STORED_SOURCE_CONFIG_NAMES, revisionConfigFields, sourceConfigFields,
+  type RevisionConfigName, type StoredSourceConfigName,
+} from '../source-config-fields.ts';
 import type { SourceConfigRequest, SourceRevisionConfigRequest } from './write-requests.ts';
 
-export interface RevisionConfig {
-  repoRef: string | null;
-  graphConfigPath: string | null;
-  imageUri: string | null;
-  sourceTarballPath: string | null;
-  repoCommitSha: string | null;
-}
+/** A revision's source_revision_config as its embeddable takes it: every key of source-config-fields.ts, camelCase. */
+export type RevisionConfig = { [Name in RevisionConfigName as CamelCase<Name>]: string | null };
 
 /** The CPU amounts the original rounds to one decimal (docs/legacy-api.md#resource-specification). */
 const ROUNDED = RESOURCE_SPEC_SCALAR_NAMES.filter((name) => ['cpu', 'cpuLimit'].includes(RESOURCE_SPEC_SCALARS[name].request));
@@ -29,28 +28,29 @@ export function resourceSpecEntity(spec: StoredResourceSpec | null | undefined):
 
 /** The stored source_config of a new deployment (deployment_type and resource_spec have columns of their own). */
 export function sourceConfigEntity(config: SourceConfigRequest): Record<string, unknown> {
-  return {
-    integrationId: config.integration_id?.toLowerCase() ?? null, repoUrl: config.repo_url ?? null,
-    buildOnPush: config.build_on_push ?? null, customUrl: config.custom_url ?? null,
-    listenerId: config.listener_id?.toLowerCase() ?? null,
-    listenerConfig: config.listener_config ? { k8sNamespace: config.listener_config.k8s_namespace ?? null } : null,
-    installCommand: config.install_command ?? null, buildCommand: config.build_command ?? null,
-  };
+  const sent = config as Record<StoredSourceConfigName, unknown>;
+  const value = (_field: unknown, name: string) => sent[name as StoredSourceConfigName] ?? null;
+  return camelCaseKeys(sourceConfigFields({
+    text: value, bool: value,
+    uuid: (_field, name) => (sent[name as StoredSourceConfigName] as string | null | undefined)?.toLowerCase() ?? null,
+    listenerConfig: () => (config.listener_config ? { k8sNamespace: config.listener_config.k8s_namespace ?? null } : null),
+  }, STORED_SOURCE_CONFIG_NAMES));
 }
 
 /** What a PATCH's source_config changes: the keys it sends non-null that may change (the rules refuse the others). */
 export function sourceConfigChanges(config: SourceConfigRequest): Record<string, unknown> {
   const changes: Record<string, unknown> = {};
-  if (config.build_on_push != null) changes.buildOnPush = config.build_on_push;
-  if (config.custom_url != null) changes.customUrl = config.custom_url;
-  if (config.install_command != null) changes.installCommand = config.install_command;
-  if (config.build_command != null) changes.buildCommand = config.build_command;
+  for (const key of CHANGEABLE_SOURCE_CONFIG_NAMES) {
+    if (config[key] != null) changes[camelCase(key)] = config[key];
+  }
   return changes;
 }
 
+// Only the keys a request may send are read from one: a body's other keys are not, whatever the validation keeps.
+const requestable = new Set<string>(REVISION_REQUEST_NAMES);
+
+/** A revision's config from a request's: the keys it sends, null for the others (the commit is the build's to tell). */
 export function revisionConfigEntity(config: SourceRevisionConfigRequest): RevisionConfig {
-  return {
-    repoRef: config.repo_ref ?? null, graphConfigPath: config.graph_config_path ?? null, imageUri: config.image_uri ?? null,
-    sourceTarballPath: config.source_tarball_path ?? null, repoCommitSha: null,
-  };
+  const sent = config as Partial<Record<RevisionConfigName, string | null>>;
+  return camelCaseKeys(revisionConfigFields({ text: (_field, name) => (requestable.has(name) ? sent[name as RevisionConfigName] ?? null : null) }));
 }
