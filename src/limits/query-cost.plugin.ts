@@ -5,7 +5,7 @@
 // graphql-armor's cost rule judges shape only (and multiplies by first/last only when written as literals),
 // so a page of 100 would cost the same as a page of 1 when the size comes in a variable.
 import {
-  getNullableType, getOperationAST, getVariableValues, GraphQLError, isListType, Kind, visit, type DocumentNode, type ExecutionResult,
+  getNullableType, getOperationAST, getVariableValues, GraphQLError, isListType, visit, type DocumentNode, type ExecutionResult,
   type GraphQLCompositeType, type GraphQLField, type GraphQLSchema,
 } from 'graphql';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
