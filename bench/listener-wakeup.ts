@@ -24,6 +24,7 @@ import { entities } from '../src/modules/entities.ts';
 import { SecretCipher } from '../src/modules/secrets/secret-cipher.ts';
 import { REVOCATION_CHANNEL } from '../src/modules/tenancy/api-key-revocations.ts';
 import { issueApiKey } from '../src/modules/tenancy/api-key.service.ts';
+import { readServerSentEvents } from '../test/support/server-sent-events.ts';
 
 const { values } = parseArgs({ options: { revisions: { type: 'string', default: '200' }, 'gap-ms': { type: 'string', default: '25' } } });
 const [REVISIONS, GAP_MS] = [Number(values.revisions), Number(values['gap-ms'])];
@@ -91,24 +92,16 @@ async function dataPlane(base: string, key: string, claimedAt: Map<string, { at:
     } while (woken);
     claiming = false;
   };
-  const decoder = new TextDecoder();
-  let text = '';
   try {
-    const reader = response.body!.getReader();
-    for (let read = await reader.read(); !read.done; read = await reader.read()) {
-      text += decoder.decode(read.value, { stream: true });
-      for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
-        const block = text.slice(0, end);
-        text = text.slice(end + 2);
-        if (!block.includes('event: next')) continue;
-        // A claim cut short by the end of the run is no failure; any other stops the run.
-        claimAll().catch((error: unknown) => {
-          if (stop.aborted) return;
-          console.error(error);
-          process.exit(1);
-        });
-      }
-    }
+    await readServerSentEvents(response.body!, (event) => {
+      if (event.event !== 'next') return;
+      // A claim cut short by the end of the run is no failure; any other stops the run.
+      claimAll().catch((error: unknown) => {
+        if (stop.aborted) return;
+        console.error(error);
+        process.exit(1);
+      });
+    });
   } catch (error) {
     if (!stop.aborted) throw error;
   }

@@ -1,11 +1,9 @@
 // A client of the SSE answers of /graphql (`Accept: text/event-stream`), reading the raw stream the way a
 // browser's fetch would: events as they arrive, comments (the heartbeats) counted, the end of the stream seen.
 import { expect } from 'vitest';
+import { readServerSentEvents, type StreamEvent } from './server-sent-events.ts';
 
-export interface StreamEvent {
-  event: string;
-  data: string;
-}
+export type { StreamEvent };
 
 export interface EventStream {
   status: number;
@@ -44,25 +42,11 @@ export async function subscribe(url: string, key: string, query: string, options
   let wake: (() => void) | undefined;
   let finished = false;
   const ended = (async () => {
-    const decoder = new TextDecoder();
-    let text = '';
     try {
-      const reader = response.body!.getReader();
-      for (let read = await reader.read(); !read.done; read = await reader.read()) {
-        text += decoder.decode(read.value, { stream: true });
-        for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
-          const block = text.slice(0, end);
-          text = text.slice(end + 2);
-          const lines = block.split('\n');
-          if (lines.every((line) => line.startsWith(':'))) {
-            comments++;
-            continue;
-          }
-          const field = (name: string) => lines.filter((line) => line.startsWith(`${name}:`)).map((line) => line.slice(name.length + 1).trimStart()).join('\n');
-          buffered.push({ event: field('event') || 'message', data: field('data') });
-          wake?.();
-        }
-      }
+      await readServerSentEvents(response.body!, (event) => {
+        buffered.push(event);
+        wake?.();
+      }, () => { comments++; });
     } catch {
       // aborted by close()
     } finally {
