@@ -96,6 +96,22 @@ describe('one write, either door', () => {
     expect(await comparable(viaGraphql)).toEqual(patched);
   });
 
+  it('a PATCH stores the columns it sets as a create stores them (the ORM\'s mapping of the embeddables)', async () => {
+    // The create writes through the unit of work; the PATCH writes its row in one statement of its own.
+    const { resource_spec: spec, custom_url: url, ...config } = restCreate('').source_config;
+    const created = (await call('POST', '/v2/deployments', { body: restCreate('stored-by-create') })).json.id;
+    const bare = { ...restCreate('stored-by-patch'), source_config: { ...config, custom_url: 'https://before.acme.example' }, source_revision_config: {} };
+    const patched = (await call('POST', '/v2/deployments', { body: bare })).json.id;
+    const patch = { source_config: { custom_url: url, resource_spec: spec }, source_revision_config: { image_uri: IMAGE } };
+    expect((await call('PATCH', `/v2/deployments/${patched}`, { body: patch })).status).toBe(200);
+    const stored = async (id: string) => (await fixture.db.query(
+      `select d.source_config::text, d.resource_spec::text, d.source_revision_config::text, r.source_revision_config::text as revision_config
+       from deployment d join revision r on r.id = d.latest_revision_id where d.id = $1`, [id]))[0];
+    const byCreate = await stored(created);
+    expect(byCreate?.resource_spec).toContain('"volume_mounts": [{"name": "data", "readOnly": true, "mountPath": "/data"');
+    expect(await stored(patched)).toEqual(byCreate);
+  });
+
   const deep = (levels: number) => JSON.parse(`${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`);
   const volume = (configMap: unknown) => ({ name: 'data', configMap });
   it.each([

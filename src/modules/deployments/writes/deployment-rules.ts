@@ -2,7 +2,7 @@
 // docs/decisions.md#writes settles the original's open points. Every problem is reported at once, each at
 // its place in the legacy body, as pydantic reports a model validator's errors.
 import type { DeploymentSource } from '../deployment-enums.ts';
-import type { StoredSourceConfig } from '../deployment-read-model.ts';
+import type { DeploymentReadModel } from '../deployment-read-model.ts';
 import {
   IMMUTABLE_SOURCE_CONFIG_NAMES, SOURCE_CONFIG_FIELDS, SOURCE_REVISION_CONFIG_FIELDS, sourcesOf,
 } from '../source-config-fields.ts';
@@ -24,13 +24,8 @@ const ONLY_FOR: Record<string, readonly DeploymentSource[]> = {
   ...sourcesOf(SOURCE_CONFIG_FIELDS),
 };
 
-/** The deployment as a PATCH finds it: what the rules compare against. */
-export interface StoredDeployment {
-  source: DeploymentSource;
-  deploymentType: string;
-  sourceConfig: StoredSourceConfig;
-  repoRef: string | null | undefined;
-}
+/** The deployment as a PATCH finds it (its locked row): what the rules compare against. */
+export type StoredDeployment = Pick<DeploymentReadModel, 'source' | 'deployment_type' | 'source_config' | 'source_revision_config'>;
 
 export function createProblems(request: CreateRequest): ValueProblem[] {
   const problems: ValueProblem[] = [];
@@ -68,16 +63,16 @@ export function patchProblems(stored: StoredDeployment, request: PatchRequest): 
   }
   const config = request.source_config ?? {};
   const immutable = IMMUTABLE_SOURCE_CONFIG_NAMES.map((key): [string, unknown, unknown] =>
-    [key, config[key], key === 'deployment_type' ? stored.deploymentType : stored.sourceConfig[key]]);
+    [key, config[key], key === 'deployment_type' ? stored.deployment_type : stored.source_config[key]]);
   for (const [key, sent, current] of immutable) {
     if (sent != null && sent !== (current ?? null)) problems.push(valueError(['source_config', key], sent, `${key} cannot be changed`));
   }
   const namespace = config.listener_config?.k8s_namespace;
-  if (namespace != null && namespace !== (stored.sourceConfig.listener_config?.k8s_namespace ?? null)) {
+  if (namespace != null && namespace !== (stored.source_config.listener_config?.k8s_namespace ?? null)) {
     problems.push(valueError(['source_config', 'listener_config', 'k8s_namespace'], namespace, 'k8s_namespace cannot be changed'));
   }
   const revision = request.source_revision_config ?? {};
-  problems.push(...sourceProblems(source, config, revision, revision.repo_ref ?? stored.repoRef, immutable.map(([key]) => key)));
+  problems.push(...sourceProblems(source, config, revision, revision.repo_ref ?? stored.source_revision_config?.repo_ref, immutable.map(([key]) => key)));
   problems.push(...listProblems(request.secrets ?? [], request.secret_references, stored.source));
   return problems;
 }

@@ -4,8 +4,7 @@
 // docs/decisions.md#writes'. Both doors call these through the handlers beside the mutations
 // (deployment-mutations.graphql.ts).
 import { randomUUID } from 'node:crypto';
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { camelCase, type CamelCase } from '../../common/legacy-json.ts';
+import { LockMode, type EntityData, type EntityManager } from '@mikro-orm/postgresql';
 import { inOneTransaction } from '../../common/one-transaction.ts';
 import type { SecretCipher } from '../../secrets/secret-cipher.ts';
 import type { SourceArchives } from '../../storage/source-archives.ts';
@@ -16,7 +15,9 @@ import { checkDeploymentListener } from '../../listeners/deployment-listener.ts'
 import { RevisionSchema } from '../../revisions/revision.entity.ts';
 import { TenantSchema } from '../../tenancy/tenant.entity.ts';
 import { DeploymentSchema, type Deployment } from '../deployment.entity.ts';
-import type { DeploymentReadModel, SecretReadModel, SecretReferenceReadModel } from '../deployment-read-model.ts';
+import type {
+  DeploymentReadModel, SecretReadModel, SecretReferenceReadModel, StoredResourceSpec, StoredSourceRevisionConfig,
+} from '../deployment-read-model.ts';
 import { SecretReferenceSchema } from '../secret-reference.entity.ts';
 import { SecretSchema } from '../secret.entity.ts';
 import type { DeploymentSource } from '../deployment-enums.ts';
@@ -27,7 +28,7 @@ import {
   BUILD_KEYS, REVISION_KEYS, type CreateRequest, type PatchRequest, type SecretReferenceRequest, type SecretRequest,
   type SourceRevisionConfigRequest,
 } from './write-requests.ts';
-import { resourceSpecEntity, sourceConfigEntity, sourceConfigChanges, revisionConfigEntity, type RevisionConfig } from './write-entities.ts';
+import { resourceSpecEntity, sourceConfigEntity, sourceConfigChanges, revisionConfigEntity, storedRevisionConfig } from './write-entities.ts';
 
 export interface WriteScope {
   /** The primary's EntityManager, scoped to the caller's tenant. */
@@ -71,35 +72,34 @@ export async function createDeployment(scope: WriteScope, request: CreateRequest
     // A new deployment has pushed nothing: an image of this service's registry would be another deployment's.
     await scope.registry?.checkPushedImage(scope.tenantId, id, request.source_revision_config.image_uri);
     const builds = BUILD_KEYS.some((key) => request.source_revision_config[key] != null);
-    const revisionConfig = revisionConfigEntity(request.source_revision_config);
+    const revisionConfig = storedRevisionConfig(request.source_revision_config);
     const revisionId = builds ? randomUUID() : null;
     const deployment = tx.create(DeploymentSchema, {
       id, tenant: tx.getReference(TenantSchema, scope.tenantId), name: request.name, status: 'AWAITING_DATABASE',
       source: request.source, deploymentType: request.source_config.deployment_type ?? 'dev', remoteReconciled: false,
       sourceConfig: sourceConfigEntity(request.source_config), resourceSpec: resourceSpecEntity(request.source_config.resource_spec),
-      sourceRevisionConfig: revisionConfig, latestRevisionId: revisionId, createdAt: now, updatedAt: now, version: 1,
+      sourceRevisionConfig: revisionConfigEntity(revisionConfig), latestRevisionId: revisionId, createdAt: now, updatedAt: now, version: 1,
     } as never) as Deployment;
     // The row first (its secrets and revision refer to it), with its latest revision already named: it is
-    // written once.
+    // written once. Through the unit of work: insertMany would store a json property inside an object
+    // embeddable (the resource spec's labels) as a JSON string (MikroORM 7.2's nativeInsertMany maps embedded
+    // values without its `object` flag).
     await tx.flush();
-    const written = await replaceSecrets(tx, scope, deployment, false, request.secrets, request.secret_references ?? []);
+    const written = await replaceSecrets(tx, scope, id, false, request.secrets, request.secret_references ?? []);
     // A new deployment has no revision a first one could supersede.
-    if (revisionId) await addRevision(tx, scope, deployment, request.source, revisionConfig, now, false, revisionId);
-    return { ...written, row: rowOf(tx, deployment) };
+    if (revisionId) await addRevision(tx, scope, id, request.source, revisionConfig, now, false, revisionId);
+    return { ...written, row: { ...columnsOf(tx, tx.getComparator().prepareEntity(deployment)), created_at: now, updated_at: now } as DeploymentReadModel };
   });
 }
 
 export async function updateDeployment(scope: WriteScope, id: string, request: PatchRequest, ifMatch: string | undefined): Promise<WrittenDeployment> {
   return inTransaction(scope, async (tx) => {
-    const deployment = await lockDeployment(tx, scope, id, ifMatch);
-    const problems = patchProblems({
-      source: deployment.source, deploymentType: deployment.deploymentType, repoRef: deployment.sourceRevisionConfig?.repoRef,
-      sourceConfig: storedSourceConfig(deployment),
-    }, request);
-    const archive = await sourceArchiveOf(tx, scope, deployment, request);
+    const row = await lockDeployment(tx, scope, id, ifMatch);
+    const problems = patchProblems(row, request);
+    const archive = await sourceArchiveOf(tx, scope, row, request);
     if (typeof archive === 'string') problems.push(valueError(['source_revision_config', 'source_tarball_path'], request.source_revision_config!.source_tarball_path, archive));
     if (problems.length > 0) throw new InvalidValues(problems);
-    await scope.registry?.checkPushedImage(scope.tenantId, deployment.id, request.source_revision_config?.image_uri);
+    await scope.registry?.checkPushedImage(scope.tenantId, row.id, request.source_revision_config?.image_uri);
     const now = new Date();
     const config = request.source_config ?? {};
     const revision = request.source_revision_config ?? {};
@@ -107,26 +107,25 @@ export async function updateDeployment(scope: WriteScope, id: string, request: P
     const settings = sourceConfigChanges(config);
     // A PATCH that changes nothing (`{}`, values equal to the stored ones) writes nothing: the same version and
     // ETag, no update event (docs/decisions.md#the-originals-open-points, 9).
-    const stored = deployment.sourceConfig as unknown as Record<string, unknown>;
-    if (!builds && request.secret_references == null && Object.entries(settings).every(([key, value]) => stored[key] === value)) return { row: rowOf(tx, deployment) };
-    Object.assign(deployment.sourceConfig, settings);
-    if (config.resource_spec != null) deployment.resourceSpec = resourceSpecEntity(config.resource_spec) as never;
-    const written = await replaceSecrets(tx, scope, deployment, true, request.secrets ?? undefined, request.secret_references ?? undefined);
+    const stored = row.source_config as Record<string, unknown>;
+    if (!builds && request.secret_references == null && Object.entries(settings).every(([key, value]) => stored[key] === value)) return { row };
+    const next = { ...row, source_config: { ...row.source_config, ...settings } };
+    if (config.resource_spec != null) next.resource_spec = storedResourceSpec(tx, config.resource_spec);
+    const written = await replaceSecrets(tx, scope, row.id, true, request.secrets ?? undefined, request.secret_references ?? undefined);
     if (builds) {
-      const merged = mergedRevisionConfig(deployment, revision, request.revision_source ?? deployment.source);
-      deployment.sourceRevisionConfig = merged as never;
-      const revisionId = await addRevision(tx, scope, deployment, request.revision_source ?? deployment.source, merged, now);
-      if (archive && typeof archive !== 'string') archive.usedByRevisionId ??= revisionId;
+      const source = request.revision_source ?? row.source;
+      next.source_revision_config = mergedRevisionConfig(row.source_revision_config, revision, source);
+      next.latest_revision_id = await addRevision(tx, scope, row.id, source, next.source_revision_config, now);
+      if (archive && typeof archive !== 'string') archive.usedByRevisionId ??= next.latest_revision_id;
     }
-    changed(deployment, now);
-    return { ...written, row: rowOf(tx, deployment) };
+    return { ...written, row: await writeRow(tx, scope, next, now) };
   });
 }
 
 export async function deleteDeployment(scope: WriteScope, id: string, ifMatch: string | undefined): Promise<void> {
   await inTransaction(scope, async (tx) => {
-    const deployment = await lockDeployment(tx, scope, id, ifMatch);
-    await removeDeployments(tx, scope, [deployment.id]);
+    const row = await lockDeployment(tx, scope, id, ifMatch);
+    await removeDeployments(tx, scope, [row.id]);
   });
 }
 
@@ -144,61 +143,68 @@ export async function deleteDeployments(scope: WriteScope, ids: readonly string[
 /** A new revision built from what revision `revisionId` of the deployment was built from. */
 export async function redeployRevision(scope: WriteScope, id: string, revisionId: string, ifMatch: string | undefined): Promise<WrittenDeployment> {
   return inTransaction(scope, async (tx) => {
-    const deployment = await lockDeployment(tx, scope, id, ifMatch);
-    const chosen = await tx.findOne(RevisionSchema, { tenant: scope.tenantId, deployment: id, id: revisionId.toLowerCase() });
+    const row = await lockDeployment(tx, scope, id, ifMatch);
+    const [chosen] = await tx.execute<{ source: DeploymentSource; source_revision_config: StoredSourceRevisionConfig | null }[]>(
+      'select source, source_revision_config from revision where tenant_id = ? and deployment_id = ? and id = ?', [scope.tenantId, row.id, revisionId.toLowerCase()],
+    );
     if (!chosen) throw new RevisionNotFound(revisionId);
-    const config = { ...(chosen.sourceRevisionConfig ?? {}) } as RevisionConfig;
     const now = new Date();
-    deployment.sourceRevisionConfig = config as never;
-    await addRevision(tx, scope, deployment, chosen.source, config, now);
-    changed(deployment, now);
-    return { row: rowOf(tx, deployment) };
+    const config = { ...storedRevisionConfig({}), ...chosen.source_revision_config };
+    const latest = await addRevision(tx, scope, row.id, chosen.source, config, now);
+    return { row: await writeRow(tx, scope, { ...row, source_revision_config: config, latest_revision_id: latest }, now) };
   });
 }
 
 /**
- * The deployment's row changes in this write: its time, and the version its row's trigger gives it (one more;
- * the row is locked, and the write updates it in one statement), which the answer's ETag begins with.
+ * The deployment's row as a change leaves it, written in one fixed statement (the columns a change may set): the
+ * unit of work's change set over three embeddables, and the hydration of the locked row it needs, were a third of
+ * a PATCH's CPU. Its trigger gives the row the next version (the row is locked), which the answer's ETag begins with.
  */
-function changed(deployment: Deployment, now: Date): void {
-  deployment.updatedAt = now;
-  deployment.version += 1;
+async function writeRow(tx: EntityManager, scope: WriteScope, next: DeploymentReadModel, now: Date): Promise<DeploymentReadModel> {
+  await tx.execute(
+    `update deployment set source_config = ?, resource_spec = ?, source_revision_config = ?, latest_revision_id = ?, updated_at = ?
+     where tenant_id = ? and id = ?`,
+    [next.source_config, next.resource_spec, next.source_revision_config, next.latest_revision_id, now, scope.tenantId, next.id],
+  );
+  return { ...next, updated_at: now, version: next.version + 1 };
 }
 
-/** The deployment's row as the ORM writes it (its column names, its jsonb values), which a read would return. */
-function rowOf(tx: EntityManager, deployment: Deployment): DeploymentReadModel {
-  const meta = tx.getMetadata().find(DeploymentSchema)!;
-  const row = tx.getDriver().mapDataToFieldNames(tx.getComparator().prepareEntity(deployment), false, meta.properties, true);
-  return { ...row, created_at: deployment.createdAt, updated_at: deployment.updatedAt } as DeploymentReadModel;
+/**
+ * A deployment's columns as the ORM writes them, from its properties (the embeddables' camelCase properties
+ * mapped to the jsonb's keys, as the ORM maps them): what a read of the row would return.
+ */
+function columnsOf(tx: EntityManager, properties: EntityData<Deployment>): Partial<DeploymentReadModel> {
+  return tx.getDriver().mapDataToFieldNames(properties, false, tx.getMetadata().find(DeploymentSchema)!.properties, true);
 }
+
+/** A resource spec as the ORM stores it. */
+const storedResourceSpec = (tx: EntityManager, spec: StoredResourceSpec) => columnsOf(tx, { resourceSpec: resourceSpecEntity(spec) } as EntityData<Deployment>).resource_spec!;
 
 /** Each write's transaction: its reads go at once, its inserts, updates and deletes with the COMMIT (or the next read). */
 const inTransaction = <T>(scope: WriteScope, write: (tx: EntityManager) => Promise<T>): Promise<T> =>
   inOneTransaction(scope, write, { writesWaitForNext: true });
 
 /**
- * The deployment, locked for the rest of the transaction, once `If-Match` (if sent) allows the write. One fixed
- * statement, its row then merged into the unit of work (`map`), which tracks its changes as findOne's would:
- * findOne built the same query each time, an eighth of a PATCH's writer in a profile.
+ * The deployment's row, locked for the rest of the transaction, once `If-Match` (if sent) allows the write: one
+ * fixed statement, its row as stored (what reads return), which the write changes and answers with.
  */
-async function lockDeployment(tx: EntityManager, scope: WriteScope, id: string, ifMatch: string | undefined): Promise<Deployment> {
-  const [row] = await tx.execute('select * from deployment where tenant_id = ? and id = ? for update', [scope.tenantId, id.toLowerCase()]);
+async function lockDeployment(tx: EntityManager, scope: WriteScope, id: string, ifMatch: string | undefined): Promise<DeploymentReadModel> {
+  const [row] = await tx.execute<DeploymentReadModel[]>('select * from deployment where tenant_id = ? and id = ? for update', [scope.tenantId, id.toLowerCase()]);
   if (!row) throw new DeploymentNotFound(id);
-  const deployment = tx.map(DeploymentSchema, row) as Deployment;
-  if (ifMatch !== undefined && !ifMatchAllows(ifMatch, deployment.version)) throw new PreconditionFailed(id, deployment.version);
-  return deployment;
+  if (ifMatch !== undefined && !ifMatchAllows(ifMatch, row.version)) throw new PreconditionFailed(id, row.version);
+  return row;
 }
 
 /**
  * The upload a PATCH names as `source_tarball_path` for an `internal_source` build, locked until the write
  * commits, or why it is refused (docs/decisions.md#source-archives); undefined when it names none.
  */
-async function sourceArchiveOf(tx: EntityManager, scope: WriteScope, deployment: Deployment, request: PatchRequest): Promise<SourceUpload | string | undefined> {
+async function sourceArchiveOf(tx: EntityManager, scope: WriteScope, row: DeploymentReadModel, request: PatchRequest): Promise<SourceUpload | string | undefined> {
   const path = request.source_revision_config?.source_tarball_path;
   // For another source the rules have already refused the key.
-  if (path == null || (request.revision_source ?? deployment.source) !== 'internal_source') return undefined;
+  if (path == null || (request.revision_source ?? row.source) !== 'internal_source') return undefined;
   if (!scope.sourceArchives) return 'this service keeps no source archives, so it accepts no source_tarball_path';
-  return scope.sourceArchives.claim(tx, scope.tenantId, deployment.id, path);
+  return scope.sourceArchives.claim(tx, scope.tenantId, row.id, path);
 }
 
 /** Another tenant's integration is refused as an unknown one is: its existence is not the caller's to learn. */
@@ -209,27 +215,15 @@ async function checkIntegration(tx: EntityManager, integrationId: string | null 
   }
 }
 
-function storedSourceConfig(deployment: Deployment) {
-  const config = deployment.sourceConfig;
-  return {
-    integration_id: config.integrationId ?? null, repo_url: config.repoUrl ?? null, listener_id: config.listenerId ?? null,
-    listener_config: config.listenerConfig ? { k8s_namespace: config.listenerConfig.k8sNamespace ?? null } : null,
-  };
-}
-
 /**
  * The latest revision's values with the PATCH's non-null ones over them, each kept only where it belongs to the
  * new revision's source (an image does not follow a switch to a source archive); the commit is the build's to tell.
  */
-function mergedRevisionConfig(deployment: Deployment, patch: SourceRevisionConfigRequest, source: DeploymentSource): RevisionConfig {
-  const current = deployment.sourceRevisionConfig;
-  const next = revisionConfigEntity(patch);
+function mergedRevisionConfig(current: StoredSourceRevisionConfig | null, patch: SourceRevisionConfigRequest, source: DeploymentSource): StoredSourceRevisionConfig {
+  const next = storedRevisionConfig(patch);
   const kept = <T>(key: keyof typeof REVISION_CONFIG_SOURCES, value: T | null | undefined) => ((REVISION_CONFIG_SOURCES[key] as readonly DeploymentSource[]).includes(source) ? value ?? null : null);
   const merged = { ...next };
-  for (const key of REVISION_KEYS) {
-    const property = camelCase(key) as CamelCase<typeof key>;
-    merged[property] = next[property] ?? kept(key, current?.[property]);
-  }
+  for (const key of REVISION_KEYS) merged[key] = next[key] ?? kept(key, current?.[key]);
   return merged;
 }
 
@@ -238,7 +232,7 @@ function mergedRevisionConfig(deployment: Deployment, patch: SourceRevisionConfi
  * superseded by it and ends SKIPPED (docs/decisions.md#revision-lifecycle); one in progress goes on.
  */
 async function addRevision(
-  tx: EntityManager, scope: WriteScope, deployment: Deployment, source: DeploymentSource, config: RevisionConfig, now: Date, supersede = true,
+  tx: EntityManager, scope: WriteScope, deploymentId: string, source: DeploymentSource, config: StoredSourceRevisionConfig, now: Date, supersede = true,
   id: string = randomUUID(),
 ): Promise<string> {
   if (supersede) {
@@ -247,15 +241,15 @@ async function addRevision(
     // statement's own (revision_queued_deployment_idx) while it read every revision of the tenant.
     await tx.execute(
       `update revision set status = 'SKIPPED', status_message = ?, updated_at = ? where deployment_id = ? and status = 'QUEUED'`,
-      [`Superseded by revision ${id} before a data plane claimed it.`, now, deployment.id],
+      [`Superseded by revision ${id} before a data plane claimed it.`, now, deploymentId],
     );
   }
-  // Through the unit of work: a native insert would return the columns that have defaults, and so be a read.
-  tx.create(RevisionSchema, {
-    id, tenant: tx.getReference(TenantSchema, scope.tenantId), deployment, status: 'QUEUED', source,
-    sourceRevisionConfig: { ...config }, remoteReconciled: false, createdAt: now, updatedAt: now,
-  } as never);
-  deployment.latestRevisionId = id;
+  // A batched insert of one row, every column given (so nothing is returned, and it waits for the next
+  // statement): the unit of work would add an entity and a change set, and nothing else.
+  await tx.insertMany(RevisionSchema, [{
+    id, tenant: scope.tenantId, deployment: deploymentId, status: 'QUEUED', source, sourceRevisionConfig: revisionConfigEntity(config),
+    remoteReconciled: false, statusMessage: null, createdAt: now, updatedAt: now,
+  }] as never[]);
   return id;
 }
 
@@ -264,26 +258,26 @@ async function addRevision(
  * references, and returns the lists it wrote; `stored`: the deployment has rows to remove first.
  */
 async function replaceSecrets(
-  tx: EntityManager, scope: WriteScope, deployment: Deployment, stored: boolean,
+  tx: EntityManager, scope: WriteScope, deploymentId: string, stored: boolean,
   secrets: SecretRequest[] | undefined, references: SecretReferenceRequest[] | undefined,
 ): Promise<Omit<WrittenDeployment, 'row'>> {
-  const ofDeployment = { tenant: scope.tenantId, deployment: deployment.id };
+  const ofDeployment = { tenant: scope.tenantId, deployment: deploymentId };
   const written: Omit<WrittenDeployment, 'row'> = {};
   if (secrets) {
-    if (stored) await tx.execute('delete from secret where tenant_id = ? and deployment_id = ?', [scope.tenantId, deployment.id]);
-    const rows = secrets.map(({ name, value }, position) => ({ id: randomUUID(), ...ofDeployment, name, position, ...scope.cipher.seal(value, { deploymentId: deployment.id, name }) }));
+    if (stored) await tx.execute('delete from secret where tenant_id = ? and deployment_id = ?', [scope.tenantId, deploymentId]);
+    const rows = secrets.map(({ name, value }, position) => ({ id: randomUUID(), ...ofDeployment, name, position, ...scope.cipher.seal(value, { deploymentId, name }) }));
     // One batched insert: the unit of work would add an entity and a change set per row, and nothing else.
     if (rows.length > 0) await tx.insertMany(SecretSchema, rows as never[]);
     // As a read by a caller who may see values finds them, decrypted already.
     written.secrets = rows.map(({ name, valueCiphertext, keyFingerprint }, position) => ({
-      deployment_id: deployment.id, name, value_ciphertext: valueCiphertext.toString('base64'), key_fingerprint: keyFingerprint, revealed: secrets[position]!.value,
+      deployment_id: deploymentId, name, value_ciphertext: valueCiphertext.toString('base64'), key_fingerprint: keyFingerprint, revealed: secrets[position]!.value,
     }));
   }
   if (references) {
-    if (stored) await tx.execute('delete from secret_reference where tenant_id = ? and deployment_id = ?', [scope.tenantId, deployment.id]);
+    if (stored) await tx.execute('delete from secret_reference where tenant_id = ? and deployment_id = ?', [scope.tenantId, deploymentId]);
     const rows = references.map(({ name, secret_name: secretName, secret_key: secretKey }, position) => ({ id: randomUUID(), ...ofDeployment, name, secretName, secretKey, position }));
     if (rows.length > 0) await tx.insertMany(SecretReferenceSchema, rows as never[]);
-    written.references = rows.map(({ name, secretName, secretKey }) => ({ deployment_id: deployment.id, name, secret_name: secretName, secret_key: secretKey }));
+    written.references = rows.map(({ name, secretName, secretKey }) => ({ deployment_id: deploymentId, name, secret_name: secretName, secret_key: secretKey }));
   }
   return written;
 }

@@ -1,7 +1,7 @@
 // The legacy request objects (snake_case) as the entities' embeddables hold them (camelCase properties, stored
 // under the legacy keys): one place that knows both spellings for the writes.
 import { camelCase, camelCaseKeys, mapKeys, type CamelCase } from '../../common/legacy-json.ts';
-import type { StoredResourceSpec } from '../deployment-read-model.ts';
+import type { StoredResourceSpec, StoredSourceConfig, StoredSourceRevisionConfig } from '../deployment-read-model.ts';
 import { RESOURCE_SPEC_SCALAR_NAMES, RESOURCE_SPEC_SCALARS } from '../resource-spec-fields.ts';
 import {
   CHANGEABLE_SOURCE_CONFIG_NAMES, REVISION_REQUEST_NAMES, STORED_SOURCE_CONFIG_NAMES, revisionConfigFields, sourceConfigFields,
@@ -37,11 +37,14 @@ export function sourceConfigEntity(config: SourceConfigRequest): Record<string, 
   }, STORED_SOURCE_CONFIG_NAMES));
 }
 
-/** What a PATCH's source_config changes: the keys it sends non-null that may change (the rules refuse the others). */
-export function sourceConfigChanges(config: SourceConfigRequest): Record<string, unknown> {
+/**
+ * What a PATCH's source_config changes, under the stored keys (the jsonb's, which are the request's): the keys
+ * it sends non-null that may change (the rules refuse the others).
+ */
+export function sourceConfigChanges(config: SourceConfigRequest): Partial<StoredSourceConfig> {
   const changes: Record<string, unknown> = {};
   for (const key of CHANGEABLE_SOURCE_CONFIG_NAMES) {
-    if (config[key] != null) changes[camelCase(key)] = config[key];
+    if (config[key] != null) changes[key] = config[key];
   }
   return changes;
 }
@@ -49,8 +52,11 @@ export function sourceConfigChanges(config: SourceConfigRequest): Record<string,
 // Only the keys a request may send are read from one: a body's other keys are not, whatever the validation keeps.
 const requestable = new Set<string>(REVISION_REQUEST_NAMES);
 
-/** A revision's config from a request's: the keys it sends, null for the others (the commit is the build's to tell). */
-export function revisionConfigEntity(config: SourceRevisionConfigRequest): RevisionConfig {
+/** A revision's config as stored, from a request's: the keys it sends, null for the others (the commit is the build's to tell). */
+export function storedRevisionConfig(config: SourceRevisionConfigRequest): StoredSourceRevisionConfig {
   const sent = config as Partial<Record<RevisionConfigName, string | null>>;
-  return camelCaseKeys(revisionConfigFields({ text: (_field, name) => (requestable.has(name) ? sent[name as RevisionConfigName] ?? null : null) }));
+  return revisionConfigFields({ text: (_field, name) => (requestable.has(name) ? sent[name as RevisionConfigName] ?? null : null) });
 }
+
+/** A stored revision config as its embeddable takes it (camelCase properties). */
+export const revisionConfigEntity = (config: StoredSourceRevisionConfig): RevisionConfig => camelCaseKeys(config) as RevisionConfig;
