@@ -145,7 +145,7 @@ describe('a write under an Idempotency-Key whose gateway is killed', () => {
     const key = randomUUID();
     // The rows, the answer and the COMMIT go in one message (src/db/statements-sent-with-next.ts): the answer's
     // insert waits behind the test's lock, and once it is let go the session carries out the rest, COMMIT too.
-    await killedWhileWaiting('lock table idempotency_record in share mode', /^insert into "deployment"/, name, key);
+    await killedWhileWaiting('lock table idempotency_record in share mode', /^insert into "?deployment"? /, name, key);
     const made = await deploymentsNamed(name);
     expect(made).toHaveLength(1);
     expect(await recordOf(key)).toHaveLength(1);

@@ -215,20 +215,21 @@ describe('a write whose database connection is lost', () => {
     expect(await revisionsOf(deployment.id)).toBe(before.revisions + 1);
   });
 
-  it('while its answer is read takes the write with it, and a retry under its Idempotency-Key runs it once', async () => {
+  it('while its answer is stored takes the write with it, and a retry under its Idempotency-Key runs it once', async () => {
     const { json: deployment } = await created(uniqueName('answer-lost'));
     const before = await revisionsOf(deployment.id);
     const key = randomUUID();
     const send = () => rest('PATCH', `/v2/deployments/${deployment.id}`, { body: patchBody('answer-lost:2', 'second'), headers: { 'idempotency-key': key } });
 
-    // The PATCH writes no secret reference; reading the answer waits for the table.
-    const holder = await holdLock(db, 'lock table secret_reference in access exclusive mode');
+    // The answer is stored in the message that carries the write's rows and its COMMIT: storing it waits for the
+    // table (reading it, at the key's lock, does not).
+    const holder = await holdLock(db, 'lock table idempotency_record in share mode');
     let failed: Answer;
     try {
       const sent = send();
-      // The answer's read of the secret references, in the message that carries the write's rows before it (its
-      // text, as PostgreSQL shows its first 1 kB, begins with them); another backend of the service (a change
-      // feed's load, say) may be waiting on the table too, and is left alone.
+      // The answer's insert, in the message that carries the write's rows before it (its text, as PostgreSQL
+      // shows its first 1 kB, begins with them); another backend of the service may be waiting on the table too,
+      // and is left alone.
       const answerRead = (query: string) => /^delete from "?secret"? /.test(query);
       let read = (await lockWaiters(db, 1)).find((waiter) => answerRead(waiter.query));
       for (const deadline = Date.now() + 15_000; !read && Date.now() < deadline;) {

@@ -6,6 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureApp, type FixtureApp } from './support/fixture-app.ts';
 import { ACME } from './support/fixtures.ts';
 import { restCaller } from './support/write-calls.ts';
+import { randomUUID } from 'node:crypto';
+import { DeploymentSchema } from '../src/modules/deployments/deployment.entity.ts';
+import { newDeploymentProperties } from '../src/modules/deployments/writes/deployment-writer.ts';
+import { validateCreateRequest } from '../src/modules/deployments/writes/validate-write-request.ts';
 import { uploadArchive } from './support/object-http.ts';
 
 const IMAGE = 'registry.example.com/acme/agent@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
@@ -96,8 +100,8 @@ describe('one write, either door', () => {
     expect(await comparable(viaGraphql)).toEqual(patched);
   });
 
-  it('a PATCH stores the columns it sets as a create stores them (the ORM\'s mapping of the embeddables)', async () => {
-    // The create writes through the unit of work; the PATCH writes its row in one statement of its own.
+  it('a PATCH stores the columns it sets as a create stores them', async () => {
+    // The create's row is the one the unit of work writes (the next test); the PATCH sets its columns in an UPDATE.
     const { resource_spec: spec, custom_url: url, ...config } = restCreate('').source_config;
     const created = (await call('POST', '/v2/deployments', { body: restCreate('stored-by-create') })).json.id;
     const bare = { ...restCreate('stored-by-patch'), source_config: { ...config, custom_url: 'https://before.acme.example' }, source_revision_config: {} };
@@ -110,6 +114,24 @@ describe('one write, either door', () => {
     const byCreate = await stored(created);
     expect(byCreate?.resource_spec).toContain('"volume_mounts": [{"name": "data", "readOnly": true, "mountPath": "/data"');
     expect(await stored(patched)).toEqual(byCreate);
+  });
+
+  it('a create stores the row the unit of work stores from the same properties', async () => {
+    // The create maps its properties as the ORM does and inserts them in a statement of its own: the ORM itself,
+    // given the same properties, is the reference.
+    const body = restCreate('stored-by-statement');
+    const created = (await call('POST', '/v2/deployments', { body })).json.id;
+    const request = validateCreateRequest({ ...body, name: 'stored-by-unit-of-work' });
+    if (!request.ok) throw new Error('the create body is refused');
+    const em = fixture.db.orm.em.fork();
+    const reference = em.create(DeploymentSchema, newDeploymentProperties(ACME, randomUUID(), request.value, null, new Date()));
+    await em.flush();
+    const stored = async (id: string) => {
+      const [row] = await fixture.db.query(`select to_jsonb(d) - 'id' - 'name' - 'created_at' - 'updated_at' - 'latest_revision_id' as row from deployment d where id = $1`, [id]);
+      return row?.row;
+    };
+    expect(await stored(created)).toEqual(await stored(reference.id));
+    expect(JSON.stringify(await stored(created))).toContain('"labels": {"team": "ai"}'.replace(/: /g, ':'));
   });
 
   const deep = (levels: number) => JSON.parse(`${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`);

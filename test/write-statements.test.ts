@@ -58,7 +58,7 @@ describe('round trips to PostgreSQL per write', () => {
     expect(trips.length, trips.join('\n')).toBeLessThanOrEqual(3);
   });
 
-  it('of a create without a key: 2 (BEGIN with the name, the rows with COMMIT); of a PATCH: 3 (its answer reads its lists)', async () => {
+  it('of a create without a key: 2 (BEGIN with the name, the rows with COMMIT); of a PATCH of the image alone: 3 (its answer reads the secrets it kept)', async () => {
     const create = await roundTripsOf(() => send('POST', '/v2/deployments', createBody(`unkeyed-${randomUUID().slice(0, 8)}`)), 201);
     expect(create.length, create.join('\n')).toBeLessThanOrEqual(2);
     const { json } = await send('POST', '/v2/deployments', createBody(`unkeyed-${randomUUID().slice(0, 8)}`));
@@ -66,10 +66,20 @@ describe('round trips to PostgreSQL per write', () => {
     expect(patch.length, patch.join('\n')).toBeLessThanOrEqual(3);
   });
 
-  it('of a PATCH that makes a revision, with an Idempotency-Key: 4 (BEGIN with the key, the row, the writes with the lists its answer shows, the answer with COMMIT)', async () => {
+  it('of a PATCH that makes a revision, with an Idempotency-Key: 4 (BEGIN with the key, the row, the writes with the secrets its answer shows, the answer with COMMIT)', async () => {
     const { json } = await send('POST', '/v2/deployments', createBody(`patched-${randomUUID().slice(0, 8)}`));
     const trips = await roundTripsOf(() => send('PATCH', `/v2/deployments/${json.id}`, { source_revision_config: { image_uri: 'registry.example.com/x:2' } }, randomUUID()), 200);
     expect([trips[0]?.split(' + ')[0], lastStatementOf(trips.at(-1))], trips.join('\n')).toEqual(['begin', 'commit']);
     expect(trips.length, trips.join('\n')).toBeLessThanOrEqual(4);
+  });
+
+  it('of the CLI\'s PATCH (an image and the secrets), with an Idempotency-Key: 3 (BEGIN with the key, the row with its references, the writes and the answer with COMMIT); without: 2', async () => {
+    const { json } = await send('POST', '/v2/deployments', createBody(`cli-${randomUUID().slice(0, 8)}`));
+    const body = (n: number) => ({ source_revision_config: { image_uri: `registry.example.com/x:${n}` }, secrets: [{ name: 'TOKEN', value: `v${n}` }] });
+    const keyed = await roundTripsOf(() => send('PATCH', `/v2/deployments/${json.id}`, body(1), randomUUID()), 200);
+    expect([keyed[0]?.split(' + ')[0], lastStatementOf(keyed.at(-1))], keyed.join('\n')).toEqual(['begin', 'commit']);
+    expect(keyed.length, keyed.join('\n')).toBeLessThanOrEqual(3);
+    const unkeyed = await roundTripsOf(() => send('PATCH', `/v2/deployments/${json.id}`, body(2)), 200);
+    expect(unkeyed.length, unkeyed.join('\n')).toBeLessThanOrEqual(2);
   });
 });

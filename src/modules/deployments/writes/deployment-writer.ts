@@ -1,6 +1,7 @@
-// The deployment writes, each one transaction on the primary through MikroORM (the unit of work for the
-// deployment and revision rows, batched inserts for secrets and references): create, change (a new revision
-// when the change names something to build), delete, delete many, redeploy. The semantics are
+// The deployment writes, each one transaction on the primary through MikroORM's connection, tracking no entity
+// (fixed statements for the deployment's row, with the columns the ORM maps; batched inserts for revisions,
+// secrets and references): create, change (a new revision when the change names something to build), delete,
+// delete many, redeploy. The semantics are
 // docs/decisions.md#writes'. Both doors call these through the handlers beside the mutations
 // (deployment-mutations.graphql.ts).
 import { randomUUID } from 'node:crypto';
@@ -54,6 +55,12 @@ export interface WrittenDeployment {
   references?: SecretReferenceReadModel[];
 }
 
+/** A deployment's row as a write locked it, and its secret references. */
+interface LockedDeployment {
+  row: DeploymentReadModel;
+  references: SecretReferenceReadModel[];
+}
+
 /** Most deployments one bulk delete takes (the original's maxItems). */
 export const MAX_BULK_DELETE = 100;
 
@@ -72,29 +79,22 @@ export async function createDeployment(scope: WriteScope, request: CreateRequest
     // A new deployment has pushed nothing: an image of this service's registry would be another deployment's.
     await scope.registry?.checkPushedImage(scope.tenantId, id, request.source_revision_config.image_uri);
     const builds = BUILD_KEYS.some((key) => request.source_revision_config[key] != null);
-    const revisionConfig = storedRevisionConfig(request.source_revision_config);
     const revisionId = builds ? randomUUID() : null;
-    const deployment = tx.create(DeploymentSchema, {
-      id, tenant: tx.getReference(TenantSchema, scope.tenantId), name: request.name, status: 'AWAITING_DATABASE',
-      source: request.source, deploymentType: request.source_config.deployment_type ?? 'dev', remoteReconciled: false,
-      sourceConfig: sourceConfigEntity(request.source_config), resourceSpec: resourceSpecEntity(request.source_config.resource_spec),
-      sourceRevisionConfig: revisionConfigEntity(revisionConfig), latestRevisionId: revisionId, createdAt: now, updatedAt: now, version: 1,
-    } as never) as Deployment;
+    const row = columnsOf(tx, newDeploymentProperties(scope.tenantId, id, request, revisionId, now)) as DeploymentReadModel;
     // The row first (its secrets and revision refer to it), with its latest revision already named: it is
-    // written once. Through the unit of work: insertMany would store a json property inside an object
-    // embeddable (the resource spec's labels) as a JSON string (MikroORM 7.2's nativeInsertMany maps embedded
-    // values without its `object` flag).
-    await tx.flush();
+    // written once.
+    const columns = Object.keys(row);
+    await tx.execute(`insert into deployment (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`, Object.values(row));
     const written = await replaceSecrets(tx, scope, id, false, request.secrets, request.secret_references ?? []);
     // A new deployment has no revision a first one could supersede.
-    if (revisionId) await addRevision(tx, scope, id, request.source, revisionConfig, now, false, revisionId);
-    return { ...written, row: { ...columnsOf(tx, tx.getComparator().prepareEntity(deployment)), created_at: now, updated_at: now } as DeploymentReadModel };
+    if (revisionId) await addRevision(tx, scope, id, request.source, row.source_revision_config!, now, false, revisionId);
+    return { ...written, row };
   });
 }
 
 export async function updateDeployment(scope: WriteScope, id: string, request: PatchRequest, ifMatch: string | undefined): Promise<WrittenDeployment> {
   return inTransaction(scope, async (tx) => {
-    const row = await lockDeployment(tx, scope, id, ifMatch);
+    const { row, references } = await lockDeployment(tx, scope, id, ifMatch);
     const problems = patchProblems(row, request);
     const archive = await sourceArchiveOf(tx, scope, row, request);
     if (typeof archive === 'string') problems.push(valueError(['source_revision_config', 'source_tarball_path'], request.source_revision_config!.source_tarball_path, archive));
@@ -108,7 +108,7 @@ export async function updateDeployment(scope: WriteScope, id: string, request: P
     // A PATCH that changes nothing (`{}`, values equal to the stored ones) writes nothing: the same version and
     // ETag, no update event (docs/decisions.md#the-originals-open-points, 9).
     const stored = row.source_config as Record<string, unknown>;
-    if (!builds && request.secret_references == null && Object.entries(settings).every(([key, value]) => stored[key] === value)) return { row };
+    if (!builds && request.secret_references == null && Object.entries(settings).every(([key, value]) => stored[key] === value)) return { row, references };
     const next = { ...row, source_config: { ...row.source_config, ...settings } };
     if (config.resource_spec != null) next.resource_spec = storedResourceSpec(tx, config.resource_spec);
     const written = await replaceSecrets(tx, scope, row.id, true, request.secrets ?? undefined, request.secret_references ?? undefined);
@@ -118,13 +118,13 @@ export async function updateDeployment(scope: WriteScope, id: string, request: P
       next.latest_revision_id = await addRevision(tx, scope, row.id, source, next.source_revision_config, now);
       if (archive && typeof archive !== 'string') archive.usedByRevisionId ??= next.latest_revision_id;
     }
-    return { ...written, row: await writeRow(tx, scope, next, now) };
+    return { references, ...written, row: await writeRow(tx, scope, next, now) };
   });
 }
 
 export async function deleteDeployment(scope: WriteScope, id: string, ifMatch: string | undefined): Promise<void> {
   await inTransaction(scope, async (tx) => {
-    const row = await lockDeployment(tx, scope, id, ifMatch);
+    const { row } = await lockDeployment(tx, scope, id, ifMatch);
     await removeDeployments(tx, scope, [row.id]);
   });
 }
@@ -143,7 +143,7 @@ export async function deleteDeployments(scope: WriteScope, ids: readonly string[
 /** A new revision built from what revision `revisionId` of the deployment was built from. */
 export async function redeployRevision(scope: WriteScope, id: string, revisionId: string, ifMatch: string | undefined): Promise<WrittenDeployment> {
   return inTransaction(scope, async (tx) => {
-    const row = await lockDeployment(tx, scope, id, ifMatch);
+    const { row, references } = await lockDeployment(tx, scope, id, ifMatch);
     const [chosen] = await tx.execute<{ source: DeploymentSource; source_revision_config: StoredSourceRevisionConfig | null }[]>(
       'select source, source_revision_config from revision where tenant_id = ? and deployment_id = ? and id = ?', [scope.tenantId, row.id, revisionId.toLowerCase()],
     );
@@ -151,7 +151,7 @@ export async function redeployRevision(scope: WriteScope, id: string, revisionId
     const now = new Date();
     const config = { ...storedRevisionConfig({}), ...chosen.source_revision_config };
     const latest = await addRevision(tx, scope, row.id, chosen.source, config, now);
-    return { row: await writeRow(tx, scope, { ...row, source_revision_config: config, latest_revision_id: latest }, now) };
+    return { references, row: await writeRow(tx, scope, { ...row, source_revision_config: config, latest_revision_id: latest }, now) };
   });
 }
 
@@ -167,6 +167,23 @@ async function writeRow(tx: EntityManager, scope: WriteScope, next: DeploymentRe
     [next.source_config, next.resource_spec, next.source_revision_config, next.latest_revision_id, now, scope.tenantId, next.id],
   );
   return { ...next, updated_at: now, version: next.version + 1 };
+}
+
+/**
+ * A new deployment's properties, every one of them, as the entity takes them. The create maps them to columns as
+ * the ORM does (columnsOf) and inserts them in one fixed statement: the unit of work's create and flush were a
+ * fifth of a create's CPU, and insertMany stores a json property inside an object embeddable (the resource
+ * spec's labels) as a JSON string (MikroORM 7.2's nativeInsertMany maps embedded values without their `object`
+ * flag). test/write-parity.test.ts holds the row to what the unit of work writes from the same properties.
+ */
+export function newDeploymentProperties(tenantId: string, id: string, request: CreateRequest, latestRevisionId: string | null, now: Date) {
+  return {
+    id, tenant: tenantId, name: request.name, status: 'AWAITING_DATABASE' as const, source: request.source,
+    deploymentType: request.source_config.deployment_type ?? 'dev', remoteReconciled: false, imageVersion: null,
+    sourceConfig: sourceConfigEntity(request.source_config), resourceSpec: resourceSpecEntity(request.source_config.resource_spec),
+    sourceRevisionConfig: revisionConfigEntity(storedRevisionConfig(request.source_revision_config)), latestRevisionId, activeRevisionId: null,
+    createdAt: now, updatedAt: now, version: 1,
+  } satisfies Record<Exclude<keyof Deployment & string, 'tagValues' | 'secrets' | 'secretReferences'>, unknown>;
 }
 
 /**
@@ -186,13 +203,21 @@ const inTransaction = <T>(scope: WriteScope, write: (tx: EntityManager) => Promi
 
 /**
  * The deployment's row, locked for the rest of the transaction, once `If-Match` (if sent) allows the write: one
- * fixed statement, its row as stored (what reads return), which the write changes and answers with.
+ * fixed statement, its row as stored (what reads return), which the write changes and answers with. Its secret
+ * references come with it: an answer that shows the record shows them, and a PATCH seldom replaces them (the
+ * CLI's never does), so the answer need not read them after the write.
  */
-async function lockDeployment(tx: EntityManager, scope: WriteScope, id: string, ifMatch: string | undefined): Promise<DeploymentReadModel> {
-  const [row] = await tx.execute<DeploymentReadModel[]>('select * from deployment where tenant_id = ? and id = ? for update', [scope.tenantId, id.toLowerCase()]);
-  if (!row) throw new DeploymentNotFound(id);
+async function lockDeployment(tx: EntityManager, scope: WriteScope, id: string, ifMatch: string | undefined): Promise<LockedDeployment> {
+  const [locked] = await tx.execute<(DeploymentReadModel & { secret_references: Omit<SecretReferenceReadModel, 'deployment_id'>[] })[]>(
+    `select d.*, coalesce((select json_agg(json_build_object('name', r.name, 'secret_name', r.secret_name, 'secret_key', r.secret_key) order by r.position)
+       from secret_reference r where r.tenant_id = d.tenant_id and r.deployment_id = d.id), '[]') as secret_references
+     from deployment d where d.tenant_id = ? and d.id = ? for update of d`,
+    [scope.tenantId, id.toLowerCase()],
+  );
+  if (!locked) throw new DeploymentNotFound(id);
+  const { secret_references: references, ...row } = locked;
   if (ifMatch !== undefined && !ifMatchAllows(ifMatch, row.version)) throw new PreconditionFailed(id, row.version);
-  return row;
+  return { row, references: references.map((reference) => ({ deployment_id: row.id, ...reference })) };
 }
 
 /**
