@@ -45,9 +45,10 @@ export interface WriteScope {
 }
 
 /**
- * A deployment as a write left it, made from what the write sent (the row as the ORM wrote it, the version the
- * row's trigger gives it), so that the answer does not read it back: the secrets and references where the write
- * replaced them (the others are read if the answer asks for them: a lean read, with the write's rows before it). test/write-answers.test.ts holds it to a read afterwards.
+ * A deployment as a write left it, made from what the write sent (the row as it wrote it, the version the row's
+ * trigger gives it), so that the answer does not read it back: the secrets where the write replaced them (else
+ * read if the answer asks for them: a lean read, with the write's rows before it), and the references it replaced
+ * or its lock read. test/write-answers.test.ts holds it to a read afterwards.
  */
 export interface WrittenDeployment {
   row: DeploymentReadModel;
