@@ -8,6 +8,7 @@ import type { SecretDecryptionError } from '../secrets/secret-cipher.ts';
 import type { z } from 'zod';
 import type { DeploymentSource, DeploymentStatus, DeploymentType } from './deployment-enums.ts';
 import type { DeploymentRecordInput, resourceSpecSchema } from './deployment-record.schema.ts';
+import type { SecretReferenceName, StoredSecretName } from './secret-fields.ts';
 
 type RecordSourceConfig = DeploymentRecordInput['source_config'];
 /** `source_config` as stored: the legacy object without the two parts kept in their own columns. */
@@ -41,9 +42,9 @@ export interface DeploymentReadModel {
   version: number;
 }
 
-export interface SecretReadModel {
+/** A secret's row: its stored fields (secret-fields.ts) and what reading it added. */
+export interface SecretReadModel extends Record<StoredSecretName, string> {
   deployment_id: string;
-  name: string;
   /** Read only for keys that may see secret values: the stored bytes as base64 text (secret-listing.ts). */
   value_ciphertext?: string;
   /** The key that wrote it (null: before fingerprints were recorded); read with the ciphertext. */
@@ -52,9 +53,7 @@ export interface SecretReadModel {
   revealed?: string | SecretDecryptionError;
 }
 
-export interface SecretReferenceReadModel {
+/** A secret reference's row: its fields (secret-fields.ts). */
+export interface SecretReferenceReadModel extends Record<SecretReferenceName, string> {
   deployment_id: string;
-  name: string;
-  secret_name: string;
-  secret_key: string;
 }

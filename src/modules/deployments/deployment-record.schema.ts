@@ -8,6 +8,7 @@ import {
 import { UUID_PATTERN } from '../common/uuid.ts';
 import { resourceSpecScalars } from './resource-spec-fields.ts';
 import { revisionConfigFields, sourceConfigFields } from './source-config-fields.ts';
+import { SECRET_FIELDS, SECRET_REFERENCE_FIELDS, secretFieldsOf, type SecretField } from './secret-fields.ts';
 
 export const uuid = z.string().regex(UUID_PATTERN, 'must be a UUID').transform((value) => value.toLowerCase());
 export const text = z.string().min(1, 'must not be empty');
@@ -83,18 +84,21 @@ const sourceConfig = z.strictObject(sourceConfigFields(STORED_SOURCE_FIELDS));
 
 export const sourceRevisionConfigSchema = z.strictObject(revisionConfigFields(STORED_SOURCE_FIELDS));
 
+// The secrets' and references' fields (secret-fields.ts): names are non-empty, a value may be empty.
+const storedSecretField = (field: SecretField) => (field.kind === 'text' ? text : z.string());
+
 export const deploymentRecordSchema = z.strictObject({
   name: text,
   source_config: sourceConfig,
   source_revision_config: sourceRevisionConfigSchema.nullish(),
-  secrets: z.array(z.strictObject({ name: text, value: z.string() })).nullish(),
+  secrets: z.array(z.strictObject(secretFieldsOf(SECRET_FIELDS, storedSecretField))).nullish(),
   id: uuid,
   tenant_id: uuid,
   created_at: timestamp,
   updated_at: timestamp,
   latest_revision_id: uuid.nullish(),
   active_revision_id: uuid.nullish(),
-  secret_references: z.array(z.strictObject({ name: text, secret_name: text, secret_key: text })).nullish(),
+  secret_references: z.array(z.strictObject(secretFieldsOf(SECRET_REFERENCE_FIELDS, storedSecretField))).nullish(),
   image_version: optionalText,
   status: z.enum(DEPLOYMENT_STATUSES),
   source: z.enum(DEPLOYMENT_SOURCES),

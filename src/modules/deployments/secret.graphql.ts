@@ -3,16 +3,19 @@ import { secretUnreadable } from '../../graphql/errors.ts';
 import type { GraphQLResolveInfo } from 'graphql';
 import { columnsOf, selectedColumns } from '../../graphql/selected-columns.ts';
 import { VALUE_COLUMN } from './secret-values.ts';
+import { camelCaseKeys } from '../common/legacy-json.ts';
+import { SECRET_FIELDS, SECRET_REFERENCE_FIELDS, secretFieldsOf, type StoredSecretName } from './secret-fields.ts';
 import type { SecretReferenceReadModel, SecretReadModel } from './deployment-read-model.ts';
 
 export const SecretRef = builder.objectRef<SecretReadModel>('Secret').implement({
   description: 'A secret environment value of a deployment. Values are encrypted at rest.',
-  fields: (t) => ({
-    name: t.exposeString('name', { extensions: columnsOf('name'), description: 'Name of the secret.' }),
-    value: t.string({
+  // The fields of secret-fields.ts: a stored one exposes its column; the value is the ciphertext's, decrypted.
+  fields: (t) => camelCaseKeys(secretFieldsOf(SECRET_FIELDS, (field, name) => (field.kind === 'text'
+    ? t.exposeString(name as StoredSecretName, { extensions: columnsOf(name), description: field.description })
+    : t.string({
       nullable: true,
       extensions: columnsOf(VALUE_COLUMN),
-      description: 'The plaintext value; null unless the API key was created with the read-secrets scope.',
+      description: field.description,
       // Decrypted only when selected and allowed: a key without the scope never causes a decryption. A page's
       // values arrive decrypted with their rows (secret-values.ts); a row read otherwise is decrypted here.
       resolve: (secret, _args, ctx) => {
@@ -23,17 +26,13 @@ export const SecretRef = builder.objectRef<SecretReadModel>('Secret').implement(
         ctx.reportUnreadableSecret(revealed);
         throw secretUnreadable(revealed);
       },
-    }),
-  }),
+    })))),
 });
 
 export const SecretReferenceRef = builder.objectRef<SecretReferenceReadModel>('SecretReference').implement({
   description: 'An environment variable filled from a key of a named secret.',
-  fields: (t) => ({
-    name: t.exposeString('name', { description: 'Name of the environment variable.' }),
-    secretName: t.exposeString('secret_name', { description: 'Name of the secret it reads.' }),
-    secretKey: t.exposeString('secret_key', { description: 'Key within that secret.' }),
-  }),
+  // The fields of secret-fields.ts, each exposing its column.
+  fields: (t) => camelCaseKeys(secretFieldsOf(SECRET_REFERENCE_FIELDS, (field, name) => t.exposeString(name, { description: field.description }))),
 });
 
 // Whether a `secrets` selection asks for values, per request (its variables may turn a field on or off) and

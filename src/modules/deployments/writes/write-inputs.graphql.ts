@@ -9,6 +9,7 @@ import { ResourceSpecInput } from './resource-spec-input.graphql.ts';
 import {
   REVISION_REQUEST_NAMES, SOURCE_CONFIG_REQUEST_NAMES, revisionConfigFields, sourceConfigFields, type SourceField,
 } from '../source-config-fields.ts';
+import { SECRET_FIELDS, SECRET_REFERENCE_FIELDS, secretFieldsOf, type SecretField } from '../secret-fields.ts';
 
 const clientMutationId = (t: { string: (options: { description: string }) => unknown }) =>
   t.string({ description: 'Any string; returned unchanged in the payload, for a client matching answers to requests.' });
@@ -40,21 +41,18 @@ const SourceRevisionConfigInput = builder.inputType('SourceRevisionConfigInput',
   fields: (t) => camelCaseKeys(revisionConfigFields(sourceInputFields(t), REVISION_REQUEST_NAMES)),
 });
 
+/** The secrets' and references' inputs (secret-fields.ts), under their camelCase names: required strings. */
+const secretInputFields = <Fields extends Record<string, SecretField>>(t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>, fields: Fields) =>
+  camelCaseKeys(secretFieldsOf(fields, (field) => t.string({ required: true, description: field.inputDescription })));
+
 const SecretInput = builder.inputType('SecretInput', {
   description: 'A secret environment variable; its value is encrypted at rest.',
-  fields: (t) => ({
-    name: t.string({ required: true, description: 'Variable name.' }),
-    value: t.string({ required: true, description: 'Value.' }),
-  }),
+  fields: (t) => secretInputFields(t, SECRET_FIELDS),
 });
 
 const SecretReferenceInput = builder.inputType('SecretReferenceInput', {
   description: 'An environment variable filled from a key of an existing Kubernetes Secret (external_docker only).',
-  fields: (t) => ({
-    name: t.string({ required: true, description: 'Variable name.' }),
-    secretName: t.string({ required: true, description: 'Name of the Kubernetes Secret.' }),
-    secretKey: t.string({ required: true, description: 'Key inside it.' }),
-  }),
+  fields: (t) => secretInputFields(t, SECRET_REFERENCE_FIELDS),
 });
 
 export const CreateDeploymentInput = builder.inputType('CreateDeploymentInput', {

@@ -13,6 +13,7 @@ import {
   REVISION_REQUEST_NAMES, SOURCE_CONFIG_REQUEST_NAMES, revisionConfigFields, sourceConfigFields, type SourceField,
 } from '../source-config-fields.ts';
 import { RESOURCE_SPEC_SCALAR_NAMES, resourceSpecScalars, type ResourceSpecScalarName } from '../resource-spec-fields.ts';
+import { SECRET_FIELDS, SECRET_REFERENCE_FIELDS, secretFieldsOf, type SecretField } from '../secret-fields.ts';
 
 export { jsonSchemaOf } from '../../common/request-model.ts';
 
@@ -117,16 +118,13 @@ const SourceConfigRequest = model('SourceConfigRequest', sourceConfigFields(SOUR
 const SourceRevisionConfigRequest = model('SourceRevisionConfigRequest', revisionConfigFields(SOURCE_FIELD_TYPES, REVISION_REQUEST_NAMES),
   { description: 'Settings that need a new revision when changed: non-null on PATCH starts one.' });
 
-const Secret = model('Secret', {
-  name: required(string),
-  value: required(string),
-}, { description: 'Exposed as an environment variable of the deployed container.' });
+// The secrets' and references' fields (secret-fields.ts): every one a required string.
+const secretField = (field: SecretField) => required(string, field.requestDescription);
 
-const SecretReference = model('SecretReference', {
-  name: required(string, 'The environment variable to fill.'),
-  secret_name: required(string, 'An existing Kubernetes Secret in the deployment\'s namespace.'),
-  secret_key: required(string, 'The key inside that Secret.'),
-});
+const Secret = model('Secret', secretFieldsOf(SECRET_FIELDS, secretField),
+  { description: 'Exposed as an environment variable of the deployed container.' });
+
+const SecretReference = model('SecretReference', secretFieldsOf(SECRET_REFERENCE_FIELDS, secretField));
 
 export const DeploymentCreateRequest = model('DeploymentCreateRequest', {
   name: required(string, 'Deployment name (a tracing project of the same name is created); immutable.'),
