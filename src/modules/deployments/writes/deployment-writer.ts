@@ -20,6 +20,7 @@ import type {
   DeploymentReadModel, SecretReadModel, SecretReferenceReadModel, StoredResourceSpec, StoredSourceRevisionConfig,
 } from '../deployment-read-model.ts';
 import { SecretReferenceSchema } from '../secret-reference.entity.ts';
+import { SECRET_REFERENCE_FIELDS } from '../secret-fields.ts';
 import { SecretSchema } from '../secret.entity.ts';
 import type { DeploymentSource } from '../deployment-enums.ts';
 import { ifMatchAllows } from './deployment-etag.ts';
@@ -202,6 +203,9 @@ const storedResourceSpec = (tx: EntityManager, spec: StoredResourceSpec) => colu
 const inTransaction = <T>(scope: WriteScope, write: (tx: EntityManager) => Promise<T>): Promise<T> =>
   inOneTransaction(scope, write, { writesWaitForNext: true });
 
+/** A secret reference's stored fields (secret-fields.ts) as `json_build_object`'s arguments. */
+const REFERENCE_OBJECT = Object.keys(SECRET_REFERENCE_FIELDS).map((name) => `'${name}', r.${name}`).join(', ');
+
 /**
  * The deployment's row, locked for the rest of the transaction, once `If-Match` (if sent) allows the write: one
  * fixed statement, its row as stored (what reads return), which the write changes and answers with. Its secret
@@ -210,7 +214,7 @@ const inTransaction = <T>(scope: WriteScope, write: (tx: EntityManager) => Promi
  */
 async function lockDeployment(tx: EntityManager, scope: WriteScope, id: string, ifMatch: string | undefined): Promise<LockedDeployment> {
   const [locked] = await tx.execute<(DeploymentReadModel & { secret_references: Omit<SecretReferenceReadModel, 'deployment_id'>[] })[]>(
-    `select d.*, coalesce((select json_agg(json_build_object('name', r.name, 'secret_name', r.secret_name, 'secret_key', r.secret_key) order by r.position)
+    `select d.*, coalesce((select json_agg(json_build_object(${REFERENCE_OBJECT}) order by r.position)
        from secret_reference r where r.tenant_id = d.tenant_id and r.deployment_id = d.id), '[]') as secret_references
      from deployment d where d.tenant_id = ? and d.id = ? for update of d`,
     [scope.tenantId, id.toLowerCase()],
