@@ -14,7 +14,6 @@ import type { ContainerRegistry } from '../../registry/container-registry.ts';
 import { IntegrationSchema } from '../../integrations/integration.entity.ts';
 import { checkDeploymentListener } from '../../listeners/deployment-listener.ts';
 import { RevisionSchema } from '../../revisions/revision.entity.ts';
-import { TenantSchema } from '../../tenancy/tenant.entity.ts';
 import { DeploymentSchema, type Deployment } from '../deployment.entity.ts';
 import type {
   DeploymentReadModel, SecretReadModel, SecretReferenceReadModel, StoredResourceSpec, StoredSourceRevisionConfig,
